@@ -1,0 +1,98 @@
+// The service's own answers to requests it refuses: missing credentials, browser scripts,
+// unknown records, invalid bodies and bad uploads, each in the operation's error shape.
+import type Ajv2020 from "ajv/dist/2020.js";
+import type { MockOperation } from "./contract-model.js";
+import { type Rejection, rejection, summarise, validationErrors } from "./error-body.js";
+import { formParts } from "./multipart.js";
+
+export interface IncomingRequest {
+  /** Lower-cased header names. */
+  headers: Record<string, string | undefined>;
+  body: Buffer;
+  /** Path parameter values, in template order. */
+  params: string[];
+}
+
+const has = (op: MockOperation, status: number, code: string) => op.errors.get(status)?.includes(code) ?? false;
+
+/** The code an operation answers a failed check with: its documented one, or the shape's general one. */
+function codeFor(op: MockOperation, status: number, fallback: { A: string; B: string }): string {
+  return op.errors.get(status)?.[0] ?? fallback[op.shape];
+}
+
+/** The rejection the service would send for this request, or undefined when it is acceptable. */
+export function checkRequest(op: MockOperation, req: IncomingRequest, ajv: Ajv2020.default): Rejection | undefined {
+  const missing = op.securityHeaders.filter((h) => !req.headers[h.toLowerCase()]);
+  if (missing.length > 0) {
+    const code = codeFor(op, 401, { A: "AUTHENTICATION", B: "AUTH_FAILED" });
+    return rejection(op.shape, 401, code, `Authentication failed: missing ${missing.join(", ")}.`, {});
+  }
+  const fromBrowser = req.headers.origin !== undefined || req.headers["x-requested-with"] !== undefined;
+  if (fromBrowser && req.headers["svc-secret"] && has(op, 400, "CRED_AT_RISK")) {
+    const message = "Key and secret were sent from a browser script; rotate the API keys.";
+    return rejection(op.shape, 400, "CRED_AT_RISK", message, {});
+  }
+  const badParam = op.params.findIndex((p, i) => p.integer && !/^[1-9]\d*$/.test(req.params[i] ?? ""));
+  if (badParam >= 0) {
+    const code = codeFor(op, 404, { A: "NOT_FOUND", B: "NOT_FOUND" });
+    return rejection(op.shape, 404, code, `No record with this ${op.params[badParam]?.name}.`, {});
+  }
+  if (!op.body) return undefined;
+  return op.body.mediaType === "multipart/form-data" ? checkUpload(op, req) : checkJson(op, req, ajv);
+}
+
+function invalid(op: MockOperation, message: string, request: Record<string, unknown>, details?: object): Rejection {
+  const status = op.errors.has(422) || !op.errors.has(400) ? 422 : 400;
+  const code = codeFor(op, status, { A: "VALIDATION", B: "VALIDATION_FAILED" });
+  return rejection(op.shape, status, code, message, request, op.shape === "A" ? (details ?? { base: [message] }) : undefined);
+}
+
+function checkJson(op: MockOperation, req: IncomingRequest, ajv: Ajv2020.default): Rejection | undefined {
+  const spec = op.body;
+  if (!spec) return undefined;
+  const empty = req.body.length === 0;
+  if (empty && !spec.required) return undefined;
+  const type = req.headers["content-type"] ?? "";
+  if (!empty && !/^application\/json\b/i.test(type)) {
+    return invalid(op, "Content-Type must be application/json.", {});
+  }
+  let value: unknown;
+  try {
+    value = empty ? undefined : JSON.parse(req.body.toString("utf8"));
+  } catch {
+    return invalid(op, "The request body is not valid JSON.", {});
+  }
+  if (value === undefined) return invalid(op, "The request body can't be blank.", {});
+  const validate = ajv.getSchema(`contract.json#${spec.schemaPointer}`);
+  if (!validate) throw new Error(`no schema for ${op.operationId}`);
+  if (validate(value)) return undefined;
+  const errors = validate.errors ?? [];
+  const echo = (value && typeof value === "object" ? (value as Record<string, unknown>) : {}) as Record<string, unknown>;
+  const metadata = (echo.metadata ?? {}) as Record<string, unknown>;
+  return invalid(op, summarise(errors), { reference: metadata.reference, external_id: metadata.external_id }, validationErrors(errors));
+}
+
+function checkUpload(op: MockOperation, req: IncomingRequest): Rejection | undefined {
+  const limits = op.body?.file;
+  const type = req.headers["content-type"] ?? "";
+  const parts = /^multipart\/form-data\b/i.test(type) ? formParts(req.body, type) : undefined;
+  const files = (parts ?? []).filter((p) => p.name === "file" && p.filename !== undefined);
+  const reject = (code: string, message: string) =>
+    rejection(op.shape, 400, has(op, 400, code) ? code : codeFor(op, 400, { A: "VALIDATION", B: "NO_FILE_UPLOADED" }), message, {});
+  if (parts === undefined) return reject("NO_FILE_UPLOADED", "Content-Type must be multipart/form-data with a file part.");
+  if (files.length === 0) return reject("NO_FILE_UPLOADED", "No file was uploaded: the part 'file' is missing.");
+  if (files.length > 1) return reject("NO_FILE_UPLOADED", "One file per request.");
+  const file = files[0];
+  if (!file || !limits) return undefined;
+  if (file.size >= limits.maxBytesExclusive) return reject("FILE_SIZE_TOO_BIG", "The file must be smaller than 10 MB.");
+  const extension = file.filename?.split(".").pop()?.toLowerCase() ?? "";
+  // A generic type says nothing about the file; the extension decides then.
+  const typeOk =
+    file.contentType === undefined ||
+    file.contentType === "application/octet-stream" ||
+    limits.mediaTypes.includes(file.contentType);
+  if (!limits.extensions.includes(extension) || !typeOk) {
+    return reject("NO_FILE_UPLOADED", `The file must be one of: ${limits.extensions.join(", ")}.`);
+  }
+  return undefined;
+}

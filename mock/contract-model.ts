@@ -1,0 +1,108 @@
+// What the mock needs to know of each operation, read once from the bundled contract.
+import { readFileSync } from "node:fs";
+import { fromRoot } from "../scripts/lib/paths.js";
+
+// biome-ignore lint/suspicious/noExplicitAny: the bundled document is walked structurally.
+type Json = any;
+
+export type ErrorShape = "A" | "B";
+
+export interface FileConstraints {
+  maxBytesExclusive: number;
+  mediaTypes: string[];
+  extensions: string[];
+}
+
+export interface MockOperation {
+  operationId: string;
+  method: string;
+  template: string;
+  pattern: RegExp;
+  /** Path parameter names in template order, and whether each is an integer. */
+  params: { name: string; integer: boolean }[];
+  securityHeaders: string[];
+  shape: ErrorShape;
+  body?: { mediaType: string; required: boolean; schemaPointer: string; file?: FileConstraints };
+  /** The documented codes of each error status, first the most general, e.g. 422 → [NOT_CREATED]. */
+  errors: Map<number, string[]>;
+}
+
+const METHODS = ["get", "put", "post", "patch", "delete"];
+
+/** Follow local `$ref`s in a bundled document. */
+export function deref(doc: Json, node: Json): Json {
+  let n = node;
+  while (n?.$ref) {
+    n = String(n.$ref)
+      .slice(2)
+      .split("/")
+      .reduce((o: Json, k) => o?.[k.replace(/~1/g, "/").replace(/~0/g, "~")], doc);
+  }
+  return n;
+}
+
+const token = (s: string) => s.replace(/~/g, "~0").replace(/\//g, "~1");
+
+function codes(doc: Json, response: Json, member: "error_code" | "error_type"): string[] {
+  const schema = deref(doc, deref(doc, response)?.content?.["application/json"]?.schema);
+  return (schema?.allOf ?? []).flatMap((part: Json) => part?.properties?.[member]?.enum ?? []);
+}
+
+/** Every operation of the contract, ready for routing and request checks. */
+export function loadMockOperations(document?: Json): { doc: Json; operations: MockOperation[] } {
+  const doc = document ?? JSON.parse(readFileSync(fromRoot("generated/openapi.json"), "utf8"));
+  const schemes = doc.components?.securitySchemes ?? {};
+  const operations: MockOperation[] = [];
+  for (const [template, item] of Object.entries<Json>(doc.paths)) {
+    const pathParams = [...(item.parameters ?? [])].map((p: Json) => deref(doc, p));
+    for (const method of METHODS) {
+      const op = item[method];
+      if (!op) continue;
+      const params = [...template.matchAll(/\{(\w+)\}/g)].map((m) => {
+        const declared = pathParams.find((p: Json) => p.name === m[1]);
+        return { name: m[1] as string, integer: declared?.schema?.type === "integer" };
+      });
+      const pattern = new RegExp(
+        `^${template.replace(/[.*+?^$()|[\]\\]/g, "\\$&").replace(/\\?\{(\w+)\\?\}/g, "([^/]+)")}$`,
+      );
+      const securityHeaders = Object.keys(op.security?.[0] ?? {}).map((s) => schemes[s]?.name as string);
+      const errorSchema = deref(doc, deref(doc, Object.entries<Json>(op.responses).find(([s]) => /^4/.test(s))?.[1])
+        ?.content?.["application/json"]?.schema);
+      const shape: ErrorShape = String(errorSchema?.allOf?.[0]?.$ref ?? "").endsWith("/ManualVerificationError")
+        ? "A"
+        : "B";
+      const member = shape === "A" ? "error_type" : "error_code";
+      const errors = new Map<number, string[]>();
+      for (const [status, response] of Object.entries<Json>(op.responses)) {
+        const found = codes(doc, response, member);
+        if (found.length > 0 && /^[45]/.test(status)) errors.set(Number(status), found);
+      }
+      const pointer = `/paths/${token(template)}/${method}`;
+      let body: MockOperation["body"];
+      if (op.requestBody) {
+        const rb = deref(doc, op.requestBody);
+        const [mediaType, media] = Object.entries<Json>(rb.content)[0] ?? [];
+        const schema = deref(doc, media?.schema);
+        const fileSchema = schema?.properties?.file;
+        body = {
+          mediaType: mediaType ?? "application/json",
+          required: rb.required === true,
+          schemaPointer: `${pointer}/requestBody/content/${token(mediaType ?? "")}/schema`,
+          file: fileSchema?.["x-file-constraints"],
+        };
+      }
+      operations.push({
+        operationId: op.operationId,
+        method: method.toUpperCase(),
+        template,
+        pattern,
+        params,
+        securityHeaders,
+        shape,
+        body,
+        errors,
+      });
+    }
+  }
+  return { doc, operations };
+}

@@ -1,0 +1,103 @@
+// The service's two error shapes, built for the mock's rejections.
+import { randomUUID } from "node:crypto";
+import type { ErrorObject } from "ajv";
+import type { ErrorShape } from "./contract-model.js";
+
+// biome-ignore lint/suspicious/noExplicitAny: validation_errors nest like the request.
+type Nested = { [key: string]: string[] | Nested | any };
+
+export interface Rejection {
+  status: number;
+  body: Record<string, unknown>;
+}
+
+/** A short, value-free message for one ajv error, in the service's wording. */
+export function describeError(error: ErrorObject): string {
+  const p = error.params as Record<string, unknown>;
+  switch (error.keyword) {
+    case "required":
+      return "can't be blank";
+    case "maxLength":
+      return `is too long (maximum is ${p.limit} characters)`;
+    case "minLength":
+      return `is too short (minimum is ${p.limit} characters)`;
+    case "enum":
+    case "const":
+      return "is not included in the list";
+    case "type":
+      return `must be ${Array.isArray(p.type) ? p.type.join(" or ") : p.type}`;
+    case "pattern":
+    case "format":
+      return "is invalid";
+    case "minProperties":
+      return "can't be empty";
+    case "unevaluatedProperties":
+    case "additionalProperties":
+      return "is not a permitted member";
+    default:
+      return "is invalid";
+  }
+}
+
+/** The request member an ajv error is about, as path segments (`required` names the missing member). */
+export function memberPath(error: ErrorObject): string[] {
+  const segments = error.instancePath.split("/").slice(1).map((s) => s.replace(/~1/g, "/").replace(/~0/g, "~"));
+  const p = error.params as Record<string, string>;
+  if (error.keyword === "required" && p.missingProperty) segments.push(p.missingProperty);
+  if (error.keyword === "unevaluatedProperties" && p.unevaluatedProperty) segments.push(p.unevaluatedProperty);
+  if (error.keyword === "additionalProperties" && p.additionalProperty) segments.push(p.additionalProperty);
+  return segments;
+}
+
+/** Messages keyed like the request: one array of messages per failing member. */
+export function validationErrors(errors: ErrorObject[]): Nested {
+  const out: Nested = {};
+  // if/then and oneOf wrappers repeat what their branches say.
+  for (const error of errors.filter((e) => !["if", "oneOf", "anyOf", "allOf", "not"].includes(e.keyword))) {
+    const path = memberPath(error);
+    const leaf = path.pop() ?? "base";
+    let node = out;
+    for (const segment of path) {
+      if (Array.isArray(node[segment])) node[segment] = { base: node[segment] };
+      node[segment] ??= {};
+      node = node[segment];
+    }
+    const messages: string[] = Array.isArray(node[leaf]) ? node[leaf] : [];
+    const message = describeError(error);
+    if (!messages.includes(message)) messages.push(message);
+    if (node[leaf] && !Array.isArray(node[leaf])) node[leaf].base = messages;
+    else node[leaf] = messages;
+  }
+  return out;
+}
+
+/** One line naming the failing members, without their values. */
+export function summarise(errors: ErrorObject[]): string {
+  const members = [...new Set(errors.filter((e) => e.keyword !== "if").map((e) => memberPath(e).join(".") || "body"))];
+  return `Validation failed: ${members.slice(0, 5).join(", ")}${members.length > 5 ? ", …" : ""}.`;
+}
+
+/** A rejection in the operation's error shape. */
+export function rejection(
+  shape: ErrorShape,
+  status: number,
+  code: string,
+  message: string,
+  request: { reference?: unknown; external_id?: unknown },
+  details?: Nested,
+): Rejection {
+  if (shape === "B") return { status, body: { error_code: code, message } };
+  const body: Record<string, unknown> = {
+    metadata: {
+      reference: typeof request.reference === "string" ? request.reference : null,
+      external_id: typeof request.external_id === "string" ? request.external_id : null,
+      timestamp: new Date().toISOString().replace(/\.\d{3}Z$/, "Z"),
+      api_version: "v2",
+      request_id: randomUUID(),
+    },
+    message,
+    error_type: code,
+  };
+  if (details) body.validation_errors = details;
+  return { status, body };
+}
