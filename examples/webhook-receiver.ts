@@ -1,0 +1,55 @@
+// A receiver for every webhook of the service on node:http: it checks the credentials, checks the
+// delivery against the contract, acknowledges at once and processes afterwards.
+import { createServer, type Server } from "node:http";
+import {
+  checkReceiverAuth,
+  createDeduper,
+  parseWebhook,
+  type ReceiverCredentials,
+  type WebhookEvent,
+} from "../src/webhooks/index.js";
+
+/** Far above the largest delivery (a completed event is a few kB); caps what a stranger can make us hold. */
+const MAX_BODY_BYTES = 1_000_000;
+
+export interface ReceiverOptions {
+  /** The Basic or Bearer credentials configured with the webhook URL in the developer dashboard. */
+  credentials: ReceiverCredentials;
+  /** The hard-to-guess path of the workflow case Webhook URL (its deliveries carry no credentials). */
+  workflowPath: string;
+  /** Processes one new event, after the delivery has been acknowledged. */
+  handle: (event: WebhookEvent) => Promise<void> | void;
+}
+
+/** An HTTP server that receives the service's webhooks. */
+export function createReceiver({ credentials, workflowPath, handle }: ReceiverOptions): Server {
+  const deduper = createDeduper(); // in memory, 6 hours: use a shared store with several instances
+  return createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on("data", (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= MAX_BODY_BYTES) chunks.push(chunk);
+    });
+    req.on("end", () => {
+      const atWorkflowPath = req.url === workflowPath;
+      if (req.method !== "POST") return void res.writeHead(405).end();
+      if (size > MAX_BODY_BYTES) return void res.writeHead(413).end();
+      if (!atWorkflowPath && !checkReceiverAuth(req.headers, credentials).ok)
+        return void res.writeHead(401).end();
+      const { event, error } = parseWebhook(Buffer.concat(chunks), req.headers);
+      if (error) {
+        console.warn(`webhook rejected: ${error.message}`); // where and why, never a value
+        return void res.writeHead(400).end();
+      }
+      const channel = event.kind === "unknown" ? event.channel : event.kind;
+      if (atWorkflowPath !== (channel === "workflowCase")) return void res.writeHead(404).end();
+      res.writeHead(200).end(); // acknowledge at once: a slow answer is retried
+      void (async () => {
+        if (event.kind === "unknown") return; // a new event type: acknowledged, ignored
+        if (await deduper.isDuplicate(event)) return; // a retry of a delivery already processed
+        await handle(event);
+      })().catch((e: unknown) => console.error(`webhook processing failed: ${(e as Error).name}`));
+    });
+  });
+}

@@ -1,0 +1,118 @@
+import { commentHeader } from "../lib/generated-header.js";
+import { ASYNCAPI_COMMAND, ASYNCAPI_SOURCE } from "./asyncapi-bundle.js";
+
+// A bundled AsyncAPI document is walked structurally.
+type Json = any;
+
+export const EVENTS_FILE = "generated/webhook-events.ts";
+
+interface EventEntry {
+  payload: string;
+  headers?: string;
+  schema: string;
+}
+
+interface ChannelEntry {
+  eventIn: "payload" | "header";
+  eventMember: string;
+  events: Record<string, EventEntry>;
+}
+
+const SCHEMA_REF = /^#\/components\/schemas\/([A-Za-z0-9]+)$/;
+
+/** Follow a local `$ref` of the bundle. */
+function resolve(document: Json, node: Json): Json {
+  if (!node?.$ref) return node;
+  const target = String(node.$ref)
+    .replace(/^#\//, "")
+    .split("/")
+    .reduce((n: Json, k) => n?.[k.replace(/~1/g, "/").replace(/~0/g, "~")], document);
+  return resolve(document, target);
+}
+
+/** The `const` a schema puts on one member, looking through `$ref` and `allOf`. */
+function constOf(document: Json, schema: Json, member: string): string | undefined {
+  const node = resolve(document, schema);
+  const own = resolve(document, node?.properties?.[member])?.const;
+  if (typeof own === "string") return own;
+  for (const part of node?.allOf ?? []) {
+    const found = constOf(document, part, member);
+    if (found) return found;
+  }
+  return undefined;
+}
+
+/**
+ * How each channel names its events, and where each known event's schemas sit in the bundle.
+ * A message whose headers fix a header's value is told apart by that header (workflow
+ * deliveries); any other by the `event` member of its payload.
+ */
+export function channelTable(document: Json): Record<string, ChannelEntry> {
+  const table: Record<string, ChannelEntry> = {};
+  for (const [channel, item] of Object.entries<Json>(document.channels ?? {})) {
+    const entry: ChannelEntry = { eventIn: "payload", eventMember: "event", events: {} };
+    for (const [key, message] of Object.entries<Json>(item.messages ?? {})) {
+      const base = `/channels/${channel}/messages/${key}`;
+      const schema = SCHEMA_REF.exec(message.payload?.$ref ?? "")?.[1];
+      if (!schema)
+        throw new Error(`${base}/payload must be a $ref to a shared schema (openapi/components/schemas)`);
+      const headers = message.headers ? resolve(document, message.headers) : undefined;
+      const headerNames = (headers?.allOf ?? [headers]).flatMap((part: Json) =>
+        Object.keys(resolve(document, part)?.properties ?? {}),
+      ) as string[];
+      const headerName = headerNames.find((h) => constOf(document, message.headers, h) !== undefined);
+      const name = headerName
+        ? constOf(document, message.headers, headerName)
+        : constOf(document, message.payload, "event");
+      if (!name) throw new Error(`${base}: no event name (a const on a header or on payload.event)`);
+      if (headerName) Object.assign(entry, { eventIn: "header", eventMember: headerName.toLowerCase() });
+      entry.events[name] = {
+        payload: `${base}/payload`,
+        ...(headers ? { headers: `${base}/headers` } : {}),
+        schema,
+      };
+    }
+    table[channel] = entry;
+  }
+  return table;
+}
+
+const q = (s: string) => JSON.stringify(s);
+
+/** generated/webhook-events.ts: the channel table and the payload type of every known event. */
+export function renderEventsModule(document: Json): string {
+  const table = channelTable(document);
+  const channels = Object.entries(table);
+  const lines = [
+    commentHeader("//", ASYNCAPI_SOURCE, ASYNCAPI_COMMAND).trimEnd(),
+    'import type { components } from "./types.js";',
+    "",
+    'type Schemas = components["schemas"];',
+    "",
+    "/** The webhook channels, how each names its events, and where each known event's schemas sit in generated/asyncapi.json. */",
+    "export const webhookChannels = {",
+  ];
+  for (const [channel, entry] of channels) {
+    lines.push(`  ${channel}: {`);
+    lines.push(`    eventIn: ${q(entry.eventIn)},`);
+    lines.push(`    eventMember: ${q(entry.eventMember)},`);
+    lines.push("    events: {");
+    for (const [name, e] of Object.entries(entry.events)) {
+      const headers = e.headers ? `, headers: ${q(e.headers)}` : "";
+      lines.push(`      ${q(name)}: { payload: ${q(e.payload)}${headers} },`);
+    }
+    lines.push("    },");
+    lines.push("  },");
+  }
+  lines.push("} as const;", "");
+  lines.push("/** The payload type of every known event, by channel and event name. */");
+  lines.push("export interface WebhookPayloads {");
+  for (const [channel, entry] of channels) {
+    lines.push(`  ${channel}: {`);
+    for (const [name, e] of Object.entries(entry.events))
+      lines.push(`    ${q(name)}: Schemas[${q(e.schema)}];`);
+    lines.push("  };");
+  }
+  lines.push("}", "");
+  return lines.join("\n");
+}

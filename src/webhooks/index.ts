@@ -1,0 +1,20 @@
+// idv-contract/webhooks: turn a raw webhook delivery into a typed, checked event.
+export {
+  createDeduper,
+  DEFAULT_RETENTION_MS,
+  type Deduper,
+  type DeduperOptions,
+  type DedupeStore,
+  deliveryKey,
+  MemoryDedupeStore,
+  type MemoryDedupeStoreOptions,
+} from "./dedupe.js";
+export type { HeadersLike } from "./headers.js";
+export { parseWebhook, type RawBody } from "./parse-webhook.js";
+export {
+  checkReceiverAuth,
+  type ReceiverAuthFailure,
+  type ReceiverAuthResult,
+  type ReceiverCredentials,
+} from "./receiver-auth.js";
+export type * from "./types.js";
