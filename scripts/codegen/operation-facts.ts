@@ -1,0 +1,135 @@
+// Derives the facts the client runtime needs about each operation from the bundled contract only.
+// Nothing here knows a path prefix: the auth scheme comes from the security requirement.
+
+const HTTP_METHODS = ["get", "put", "post", "delete", "options", "head", "patch", "trace"] as const;
+const MULTIPART = "multipart/form-data";
+
+// A parsed OpenAPI document is walked structurally.
+type Json = any;
+
+export interface FileConstraints {
+  /** The multipart part that carries the file. */
+  part: string;
+  maxBytesExclusive: number;
+  mediaTypes: string[];
+  extensions: string[];
+}
+
+export interface OperationFacts {
+  operationId: string;
+  method: string;
+  path: string;
+  /** "v2": Svc-API-Key + Svc-Secret; "v4": Svc-API-Key + Svc-Date + Svc-Signature; "none": no security. */
+  auth: "v2" | "v4" | "none";
+  /** The header names the security requirement asks for, in the contract's order. */
+  headers: string[];
+  /** Media types of success responses that are files, not JSON. */
+  binary: string[];
+  multipart: boolean;
+  files: FileConstraints[];
+}
+
+/** Resolve local `$ref`s until a node without one is reached; fail on anything else. */
+function deref(document: Json, node: Json, where: string): Json {
+  let current = node;
+  for (let hops = 0; current?.$ref !== undefined; hops++) {
+    const ref = String(current.$ref);
+    if (!ref.startsWith("#/") || hops > 32) throw new Error(`${where}: cannot resolve $ref ${ref}`);
+    current = ref
+      .slice(2)
+      .split("/")
+      .map((t) => t.replace(/~1/g, "/").replace(/~0/g, "~"))
+      .reduce((n: Json, k) => n?.[k], document);
+    if (current === undefined) throw new Error(`${where}: $ref ${ref} points at nothing`);
+  }
+  return current;
+}
+
+const isJson = (mediaType: string): boolean => /^application\/(?:[\w.+-]+\+)?json\b/i.test(mediaType);
+const isText = (mediaType: string): boolean => /^text\//i.test(mediaType);
+
+function authOf(document: Json, requirements: Json, where: string): Pick<OperationFacts, "auth" | "headers"> {
+  if (!Array.isArray(requirements) || requirements.length === 0) return { auth: "none", headers: [] };
+  if (requirements.length > 1) {
+    throw new Error(
+      `${where}: ${requirements.length} alternative security requirements; the client sends one`,
+    );
+  }
+  const names = Object.keys(requirements[0]);
+  const headers = names.map((name) => {
+    const scheme = deref(document, document.components?.securitySchemes?.[name], `${where} security ${name}`);
+    if (scheme?.type !== "apiKey" || scheme.in !== "header") {
+      throw new Error(`${where}: security scheme ${name} is not an apiKey header`);
+    }
+    return String(scheme.name);
+  });
+  const auth = names.includes("SvcSignature") ? "v4" : names.includes("SvcSecret") ? "v2" : undefined;
+  if (!auth) throw new Error(`${where}: security requirement [${names.join(", ")}] is neither v2 nor v4`);
+  return { auth, headers };
+}
+
+function binaryOf(document: Json, responses: Json, where: string): string[] {
+  const types = new Set<string>();
+  for (const [status, response] of Object.entries<Json>(responses ?? {})) {
+    if (!/^2(?:\d\d|XX)$/.test(status)) continue;
+    const content = deref(document, response, `${where} response ${status}`).content ?? {};
+    for (const mediaType of Object.keys(content)) {
+      if (!isJson(mediaType) && !isText(mediaType)) types.add(mediaType);
+    }
+  }
+  return [...types];
+}
+
+function filesOf(document: Json, requestBody: Json, where: string): FileConstraints[] {
+  const schema = deref(document, requestBody?.content?.[MULTIPART]?.schema, `${where} multipart schema`);
+  const out: FileConstraints[] = [];
+  for (const [part, property] of Object.entries<Json>(schema?.properties ?? {})) {
+    const limits = deref(document, property, `${where} part ${part}`)?.["x-file-constraints"];
+    if (!limits) continue;
+    const { maxBytesExclusive, mediaTypes, extensions } = limits;
+    if (!Number.isInteger(maxBytesExclusive) || !Array.isArray(mediaTypes) || !Array.isArray(extensions)) {
+      throw new Error(
+        `${where} part ${part}: x-file-constraints needs maxBytesExclusive, mediaTypes, extensions`,
+      );
+    }
+    out.push({ part, maxBytesExclusive, mediaTypes, extensions });
+  }
+  return out;
+}
+
+/** Every operation's facts, in the contract's path order, keyed "METHOD /path". */
+export function operationFacts(document: Json): Record<string, OperationFacts> {
+  const out: Record<string, OperationFacts> = {};
+  for (const [path, rawItem] of Object.entries<Json>(document.paths ?? {})) {
+    const item = deref(document, rawItem, path);
+    for (const method of HTTP_METHODS) {
+      const op = item[method];
+      if (!op) continue;
+      const where = `${method.toUpperCase()} ${path}`;
+      if (!op.operationId) throw new Error(`${where}: no operationId`);
+      const requestBody = op.requestBody
+        ? deref(document, op.requestBody, `${where} requestBody`)
+        : undefined;
+      out[where] = {
+        operationId: op.operationId,
+        method: method.toUpperCase(),
+        path,
+        ...authOf(document, op.security ?? document.security, where),
+        binary: binaryOf(document, op.responses, where),
+        multipart: Boolean(requestBody?.content?.[MULTIPART]),
+        files: filesOf(document, requestBody, where),
+      };
+    }
+  }
+  return out;
+}
+
+/** The body of generated/operations.ts (without its header). */
+export function renderOperationFacts(facts: Record<string, OperationFacts>): string {
+  return `/** What the client runtime needs to know about each operation, keyed "METHOD /path". */
+export const operations = ${JSON.stringify(facts, null, 2)} as const;
+
+/** The key of an operation: its method and path template. */
+export type OperationKey = keyof typeof operations;
+`;
+}

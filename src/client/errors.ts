@@ -1,0 +1,65 @@
+import type { components } from "../../generated/types.js";
+
+/** Shape A: the error body of manual verification (v2). */
+export type ManualVerificationError = components["schemas"]["ManualVerificationError"];
+/** Shape B: the error body of biometric verification and every v4 operation. */
+export type ServiceError = components["schemas"]["ServiceError"];
+
+/** An error answer classified by body shape, with the HTTP status; `code` is error_type (A) or error_code (B). */
+export type ApiError<E = ManualVerificationError | ServiceError> =
+  | (E extends { error_type: infer C }
+      ? { shape: "A"; status: number; code: C; message: string; body: E }
+      : E extends { error_code: infer C }
+        ? { shape: "B"; status: number; code: C; message: string; body: E }
+        : never)
+  | { shape: "unknown"; status: number; code: undefined; message: string; body: unknown };
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null;
+
+/** Classify an error body and status into shape A, shape B or unknown. */
+export function classifyError<E = ManualVerificationError | ServiceError>(
+  status: number,
+  body: unknown,
+): ApiError<E> {
+  if (isRecord(body) && typeof body.message === "string") {
+    if (typeof body.error_type === "string") {
+      return { shape: "A", status, code: body.error_type, message: body.message, body } as ApiError<E>;
+    }
+    if (typeof body.error_code === "string") {
+      return { shape: "B", status, code: body.error_code, message: body.message, body } as ApiError<E>;
+    }
+  }
+  return { shape: "unknown", status, code: undefined, message: `HTTP ${status}`, body };
+}
+
+/** The classified error of an openapi-fetch result, or undefined when the call succeeded. */
+export function apiError<E>(result: { error?: E; response: Response }): ApiError<E> | undefined {
+  return result.response.ok ? undefined : classifyError<E>(result.response.status, result.error);
+}
+
+/** Thrown by the helpers (and unwrap) when the service answers with an error. */
+export class ApiRequestError<E = ManualVerificationError | ServiceError> extends Error {
+  override name = "ApiRequestError";
+  readonly status: number;
+  constructor(
+    readonly error: ApiError<E>,
+    where: string,
+  ) {
+    // The service's message describes the failure, never the request's personal data.
+    super(
+      `${where} failed with HTTP ${error.status}${error.code ? ` ${String(error.code)}` : ""}: ${error.message}`,
+    );
+    this.status = error.status;
+  }
+}
+
+/** The data of an openapi-fetch result, or an ApiRequestError carrying the classified error. */
+export function unwrap<D, E>(result: { data?: D; error?: E; response: Response }): D {
+  const error = apiError(result);
+  if (error)
+    throw new ApiRequestError(
+      error,
+      `${result.response.url ? new URL(result.response.url).pathname : "request"}`,
+    );
+  return result.data as D;
+}

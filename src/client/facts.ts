@@ -1,0 +1,23 @@
+import { operations } from "../../generated/operations.js";
+
+/** What the runtime reads of one operation (see generated/operations.ts). */
+export interface OperationFacts {
+  readonly operationId: string;
+  readonly auth: "v2" | "v4" | "none";
+  readonly headers: readonly string[];
+  readonly binary: readonly string[];
+  readonly multipart: boolean;
+  readonly files: readonly {
+    readonly part: string;
+    readonly maxBytesExclusive: number;
+    readonly mediaTypes: readonly string[];
+    readonly extensions: readonly string[];
+  }[];
+}
+
+// Widened on purpose: the runtime must handle whatever the contract holds, not only today's values.
+const table: Readonly<Record<string, OperationFacts | undefined>> = operations;
+
+/** The facts of one operation by method and path template; undefined when the contract has no such operation. */
+export const factsOf = (method: string, path: string): OperationFacts | undefined =>
+  table[`${method.toUpperCase()} ${path}`];

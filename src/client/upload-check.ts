@@ -1,0 +1,73 @@
+import type { OperationFacts } from "./facts.js";
+
+type FileLimits = OperationFacts["files"][number];
+
+/** Raised before sending when a file breaks the operation's x-file-constraints. */
+export class FileRejectedError extends Error {
+  override name = "FileRejectedError";
+  constructor(
+    readonly reason: "size" | "type",
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+// Media types of common file name extensions, used only when a Blob carries no type of its own.
+const MEDIA_TYPES: Record<string, string> = {
+  png: "image/png",
+  jpg: "image/jpeg",
+  jpeg: "image/jpeg",
+  txt: "text/plain",
+  pdf: "application/pdf",
+};
+
+const extensionOf = (name: string | undefined): string | undefined => {
+  const match = /\.([^./\\]+)$/.exec(name ?? "");
+  return match?.[1]?.toLowerCase();
+};
+
+const megabytes = (bytes: number): string => `${(bytes / 1048576).toFixed(1).replace(/\.0$/, "")} MB`;
+
+/** Check a file against an operation's limits; returns the media type to send it as. */
+export function checkFile(
+  file: Blob,
+  filename: string | undefined,
+  limits: FileLimits,
+  where: string,
+): string {
+  const { maxBytesExclusive, mediaTypes, extensions } = limits;
+  if (file.size >= maxBytesExclusive) {
+    throw new FileRejectedError(
+      "size",
+      `${where}: the file is ${file.size} bytes (${megabytes(file.size)}); ` +
+        `the service accepts files smaller than ${maxBytesExclusive} bytes (${megabytes(maxBytesExclusive)})`,
+    );
+  }
+  const extension = extensionOf(filename);
+  const declared = file.type.split(";")[0]?.trim().toLowerCase();
+  const mediaType =
+    declared && declared !== "application/octet-stream" ? declared : MEDIA_TYPES[extension ?? ""];
+  const accepted = `accepted: ${mediaTypes.join(", ")} (${extensions.map((e) => `.${e}`).join(", ")})`;
+  if (!mediaType && !extension) {
+    throw new FileRejectedError(
+      "type",
+      `${where}: the file has no media type and no file name extension; ${accepted}`,
+    );
+  }
+  if ((mediaType && !mediaTypes.includes(mediaType)) || (extension && !extensions.includes(extension))) {
+    const what = [mediaType, extension && `.${extension}`].filter(Boolean).join(", ");
+    throw new FileRejectedError("type", `${where}: the file type (${what}) is not accepted; ${accepted}`);
+  }
+  return mediaType ?? "application/octet-stream";
+}
+
+/** The file name a Blob carries when it is a File. */
+export const ownName = (file: Blob): string | undefined =>
+  typeof (file as { name?: unknown }).name === "string" ? (file as File).name : undefined;
+
+/** A part name for a file that came without one, made from its media type. */
+export function defaultFilename(mediaType: string): string {
+  const extension = Object.keys(MEDIA_TYPES).find((e) => MEDIA_TYPES[e] === mediaType);
+  return extension ? `upload.${extension}` : "upload";
+}
