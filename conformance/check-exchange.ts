@@ -1,0 +1,523 @@
+import type { ContractModel, MediaModel, OperationModel, ResponseModel } from "./contract-model.js";
+import { isJsonMediaType } from "./contract-model.js";
+import { DescribedMembers } from "./described-members.js";
+import { type Exchange, type HeaderMap, isEmptyBody, type RecordedBody } from "./exchange.js";
+import { type EntryResult, FindingList } from "./findings.js";
+import { bodySize, hasSignature, mediaTypeMatches, signatureLabel } from "./media.js";
+import { formParts, multipartBoundary } from "./multipart.js";
+import { mediaTypeEssence, pointerToken, safePath, safeToken } from "./redact.js";
+import { reportSchemaErrors } from "./schema-errors.js";
+
+// Schemas are walked structurally.
+type Json = any;
+
+const NOT_JSON = Symbol("not JSON");
+
+const NOT_PARSED = Symbol("not parsed yet");
+
+/** The JSON value of a body, or NOT_JSON when it does not parse. */
+function parseJson(body: RecordedBody): unknown {
+  if (body.kind === "json") return body.value;
+  if (body.kind === "form") return NOT_JSON;
+  try {
+    return JSON.parse(body.kind === "text" ? body.text : body.bytes.toString("utf8"));
+  } catch {
+    return NOT_JSON;
+  }
+}
+
+const list = (values: string[]): string => values.join(", ");
+
+const coercions = new WeakMap<object, "number" | "boolean" | "none">();
+
+/** Turn a recorded parameter string into the JSON type its schema expects, so the schema can judge it. */
+function coerce(value: string, schema: Json): unknown {
+  if (!schema || typeof schema !== "object") return value;
+  let as = coercions.get(schema);
+  if (as === undefined) {
+    const types: string[] = [schema.type ?? []].flat();
+    as =
+      types.includes("integer") || types.includes("number")
+        ? "number"
+        : types.includes("boolean")
+          ? "boolean"
+          : "none";
+    coercions.set(schema, as);
+  }
+  if (as === "number" && /^-?\d+(\.\d+)?([eE][+-]?\d+)?$/.test(value)) return Number(value);
+  if (as === "boolean" && (value === "true" || value === "false")) return value === "true";
+  return value;
+}
+
+/** Checks recorded HTTP exchanges against a compiled contract. */
+export class ExchangeChecker {
+  private readonly described: DescribedMembers;
+
+  constructor(private readonly model: ContractModel) {
+    this.described = new DescribedMembers(model.document);
+  }
+
+  /** Every check on one exchange; the result holds no recorded value that could identify anyone. */
+  check(exchange: Exchange, file?: string): EntryResult {
+    const findings = new FindingList();
+    const { request } = exchange;
+    const method = request.method.toUpperCase();
+    const route = this.model.routes.match(method, request.path);
+    let operation: OperationModel | undefined;
+    if (route.kind === "found") {
+      operation = route.target;
+      this.checkSecurity(operation, request.headers, findings);
+      this.checkParameters(operation, route.params, exchange, findings);
+      this.checkRequestBody(operation, request.headers, request.body, findings);
+      this.checkResponse(operation, exchange, findings);
+    } else if (route.kind === "method-not-allowed") {
+      findings.fail(
+        "request.route",
+        "route_known",
+        "",
+        `the contract has no ${method} operation on this path (documented: ${list(route.allowed)})`,
+      );
+    } else {
+      findings.fail(
+        "request.route",
+        "route_known",
+        "",
+        `no path of the contract matches this path${route.hint ? `; ${route.hint}` : ""}`,
+      );
+    }
+    const result: EntryResult = {
+      index: exchange.index,
+      method,
+      path: safePath(request.path),
+      operationId: operation?.operationId ?? null,
+      ok: findings.violations.length === 0,
+      violations: findings.violations,
+      warnings: findings.warnings,
+    };
+    if (file !== undefined) result.file = file;
+    if (exchange.line !== undefined) result.line = exchange.line;
+    return result;
+  }
+
+  private checkSecurity(op: OperationModel, headers: HeaderMap, findings: FindingList): void {
+    if (op.security.length === 0) return;
+    // The common case, every header of an alternative present, allocates nothing.
+    for (const alternative of op.securityLower) {
+      let present = true;
+      for (const name of alternative) if (!headers[name]) present = false;
+      if (present) return;
+    }
+    let fewestMissing: string[] | undefined;
+    for (const alternative of op.security) {
+      const missing = alternative.filter((name) => !headers[name.toLowerCase()]);
+      if (!fewestMissing || missing.length < fewestMissing.length) fewestMissing = missing;
+    }
+    for (const name of fewestMissing ?? []) {
+      findings.fail(
+        "request.header",
+        "auth_headers_present",
+        `/${pointerToken(name)}`,
+        `the ${name} header the operation's security requires is missing or empty`,
+      );
+    }
+  }
+
+  private checkParameters(
+    op: OperationModel,
+    pathParams: Record<string, string>,
+    exchange: Exchange,
+    findings: FindingList,
+  ): void {
+    for (const parameter of op.parameters) {
+      let raw: string | undefined;
+      if (parameter.in === "path") {
+        const value = pathParams[parameter.name];
+        try {
+          raw = value === undefined ? undefined : decodeURIComponent(value);
+        } catch {
+          findings.fail(
+            "request.parameter",
+            "request_parameters",
+            `/path/${pointerToken(parameter.name)}`,
+            "is not validly percent-encoded",
+          );
+          continue;
+        }
+      } else if (parameter.in === "query") {
+        raw = exchange.request.query[parameter.name]?.[0];
+      } else if (parameter.in === "header") {
+        raw = exchange.request.headers[parameter.name.toLowerCase()];
+      } else {
+        continue;
+      }
+      const pointer = () => `/${parameter.in}/${pointerToken(parameter.name)}`;
+      if (raw === undefined || raw === "") {
+        if (parameter.required) {
+          findings.fail(
+            "request.parameter",
+            "request_parameters",
+            pointer(),
+            `required ${parameter.in} parameter is missing`,
+          );
+        }
+        continue;
+      }
+      if (!parameter.schemaPointer) continue;
+      const value =
+        parameter.in === "query" && [parameter.schema?.type].flat().includes("array")
+          ? (exchange.request.query[parameter.name] ?? []).map((v) => coerce(v, parameter.schema?.items))
+          : coerce(raw, parameter.schema);
+      const validate = this.model.validator(parameter.schemaPointer);
+      if (!validate(value))
+        reportSchemaErrors(
+          findings,
+          "request.parameter",
+          "request_parameters",
+          validate.errors,
+          value,
+          pointer(),
+        );
+    }
+  }
+
+  private checkRequestBody(
+    op: OperationModel,
+    headers: HeaderMap,
+    body: RecordedBody | undefined,
+    findings: FindingList,
+  ): void {
+    const spec = op.requestBody;
+    const empty = isEmptyBody(body);
+    if (!spec) {
+      if (!empty)
+        findings.warn(
+          "request.body",
+          "request_content_type",
+          "",
+          "the request has a body, but the operation describes none",
+        );
+      return;
+    }
+    if (empty || !body) {
+      if (spec.required)
+        findings.fail(
+          "request.body",
+          "request_body_schema",
+          "",
+          "the request body is required, but none was sent",
+        );
+      return;
+    }
+    const contentType = headers["content-type"];
+    const media = this.pickMedia(spec.media, contentType, "request.header", "request_content_type", findings);
+    if (!media) return;
+    if (isJsonMediaType(media.mediaType)) {
+      const value = parseJson(body);
+      if (value === NOT_JSON) {
+        findings.fail(
+          "request.body",
+          "request_body_schema",
+          "",
+          `the body is not valid JSON, although sent as ${media.mediaType}`,
+        );
+        return;
+      }
+      const validate = this.model.validator(media.schemaPointer);
+      if (!validate(value))
+        reportSchemaErrors(findings, "request.body", "request_body_schema", validate.errors, value);
+      return;
+    }
+    if (media.mediaType === "multipart/form-data") {
+      this.checkForm(media, body, multipartBoundary(contentType), findings);
+      return;
+    }
+    this.checkBinary(media, body, "request.body", "request_body_schema", findings);
+  }
+
+  /** The documented media type a recorded Content-Type matches; records a violation when none does. */
+  private pickMedia(
+    media: MediaModel[],
+    contentType: string | undefined,
+    where: "request.header" | "response.header",
+    check: "request_content_type" | "response_content_type",
+    findings: FindingList,
+  ): MediaModel | undefined {
+    const accepted = () => list(media.map((m) => m.mediaType));
+    if (!contentType) {
+      findings.fail(
+        where,
+        check,
+        "/Content-Type",
+        `the Content-Type header is missing; the contract gives ${accepted()}`,
+      );
+      return undefined;
+    }
+    const essence = mediaTypeEssence(contentType);
+    const found = essence ? media.find((m) => mediaTypeMatches(essence, m.mediaType)) : undefined;
+    if (!found) {
+      findings.fail(
+        where,
+        check,
+        "/Content-Type",
+        `media type ${essence ?? "(unreadable)"} is not one the contract gives (${accepted()})`,
+      );
+    }
+    return found;
+  }
+
+  private checkForm(
+    media: MediaModel,
+    body: RecordedBody,
+    boundary: string | undefined,
+    findings: FindingList,
+  ): void {
+    const parts = formParts(body, boundary);
+    if (!parts) {
+      findings.fail(
+        "request.body",
+        "request_body_schema",
+        "",
+        "the body is not readable multipart/form-data (boundary missing or parts malformed)",
+      );
+      return;
+    }
+    const schema = this.model.resolve(media.schema ?? {}, media.schemaPointer).node ?? {};
+    const properties: Record<string, Json> = schema.properties ?? {};
+    const closed = schema.unevaluatedProperties === false || schema.additionalProperties === false;
+    for (const name of schema.required ?? []) {
+      if (!parts.some((p) => p.name === name)) {
+        findings.fail(
+          "request.body",
+          "request_body_schema",
+          `/${pointerToken(name)}`,
+          `required part ${JSON.stringify(name)} is missing`,
+        );
+      }
+    }
+    const seen = new Set<string>();
+    for (const part of parts) {
+      const pointer = `/${pointerToken(part.name)}`;
+      if (seen.has(part.name))
+        findings.fail("request.body", "request_body_schema", pointer, "the part is sent more than once");
+      seen.add(part.name);
+      const property = properties[part.name];
+      if (!property) {
+        if (closed)
+          findings.fail(
+            "request.body",
+            "request_body_schema",
+            pointer,
+            "part is not described by the contract",
+          );
+        continue;
+      }
+      const constraints = this.model.resolve(property, "").node?.["x-file-constraints"];
+      if (!constraints) continue;
+      if (typeof constraints.maxBytesExclusive === "number" && part.size >= constraints.maxBytesExclusive) {
+        findings.fail(
+          "request.body",
+          "request_body_schema",
+          pointer,
+          `the file must be smaller than ${constraints.maxBytesExclusive} bytes (is ${part.size})`,
+        );
+      }
+      if (
+        Array.isArray(constraints.mediaTypes) &&
+        part.contentType &&
+        !constraints.mediaTypes.includes(part.contentType)
+      ) {
+        const shown = mediaTypeEssence(part.contentType) ?? "(unreadable)";
+        findings.fail(
+          "request.body",
+          "request_body_schema",
+          pointer,
+          `file media type ${shown} is not accepted (${list(constraints.mediaTypes)})`,
+        );
+      }
+      const extension = part.fileName?.includes(".")
+        ? part.fileName.slice(part.fileName.lastIndexOf(".") + 1).toLowerCase()
+        : "";
+      if (
+        Array.isArray(constraints.extensions) &&
+        part.fileName !== undefined &&
+        !constraints.extensions.includes(extension)
+      ) {
+        findings.fail(
+          "request.body",
+          "request_body_schema",
+          pointer,
+          `file extension ${safeToken(extension) || "(none)"} is not accepted (${list(constraints.extensions)})`,
+        );
+      }
+    }
+  }
+
+  private checkBinary(
+    media: MediaModel,
+    body: RecordedBody,
+    where: "request.body" | "response.body",
+    check: "request_body_schema" | "response_body_schema",
+    findings: FindingList,
+  ): void {
+    const schema = this.model.resolve(media.schema ?? {}, media.schemaPointer).node ?? {};
+    const declared =
+      typeof schema.contentMediaType === "string" ? schema.contentMediaType.toLowerCase() : media.mediaType;
+    const signed = hasSignature(body, declared);
+    if (signed === false) {
+      findings.fail(
+        where,
+        check,
+        "",
+        `the body is not ${declared}: it does not start with ${JSON.stringify(signatureLabel(declared))} (${bodySize(body)} bytes)`,
+      );
+    }
+  }
+
+  private responseModel(op: OperationModel, status: number): ResponseModel | undefined {
+    return (
+      op.responses.get(String(status)) ??
+      op.responses.get(`${Math.floor(status / 100)}XX`) ??
+      op.responses.get("DEFAULT")
+    );
+  }
+
+  private checkResponse(op: OperationModel, exchange: Exchange, findings: FindingList): void {
+    const response = exchange.response;
+    if (!response?.status) {
+      findings.fail(
+        "response.status",
+        "status_code_documented",
+        "",
+        "no response was recorded for this request",
+      );
+      return;
+    }
+    const { status, headers, body } = response;
+    const model = this.responseModel(op, status);
+    if (!model) {
+      findings.fail(
+        "response.status",
+        "status_code_documented",
+        "",
+        `status ${status} is not documented for ${op.operationId} (documented: ${list([...op.responses.values()].map((r) => r.key))})`,
+      );
+    }
+    const essence = mediaTypeEssence(headers["content-type"]);
+    let shapeBroken = false;
+    // Parsed once, here or by the body check, whichever needs it first.
+    let parsedBody: unknown = NOT_PARSED;
+    if (status >= 400 && op.errorShape && body && !isEmptyBody(body) && essence && isJsonMediaType(essence)) {
+      parsedBody = parseJson(body);
+      const value = parsedBody;
+      if (value !== NOT_JSON) {
+        const validate = this.model.validator(op.errorShape.schemaPointer);
+        if (!validate(value)) {
+          shapeBroken = true;
+          const before = findings.violations.length;
+          reportSchemaErrors(findings, "response.body", "error_shape", validate.errors, value);
+          for (const v of findings.violations.slice(before))
+            v.message = `not a ${op.errorShape.name}: ${v.message}`;
+        }
+      }
+    }
+    if (!model) return;
+    this.checkResponseHeaders(model, headers, findings);
+    this.checkResponseBody(
+      model,
+      response.body,
+      headers,
+      response.bodyNotRecorded === true,
+      shapeBroken,
+      parsedBody,
+      findings,
+    );
+  }
+
+  private checkResponseHeaders(model: ResponseModel, headers: HeaderMap, findings: FindingList): void {
+    for (const header of model.headers) {
+      const pointer = `/${pointerToken(header.name)}`;
+      const value = headers[header.name.toLowerCase()];
+      if (value === undefined) {
+        if (header.required)
+          findings.fail(
+            "response.header",
+            "response_headers",
+            pointer,
+            `the required ${header.name} header is missing`,
+          );
+        continue;
+      }
+      if (!header.schemaPointer) continue;
+      const validate = this.model.validator(header.schemaPointer);
+      if (!validate(value))
+        reportSchemaErrors(findings, "response.header", "response_headers", validate.errors, value, pointer);
+    }
+  }
+
+  private checkResponseBody(
+    model: ResponseModel,
+    body: RecordedBody | undefined,
+    headers: HeaderMap,
+    notRecorded: boolean,
+    shapeBroken: boolean,
+    parsedBody: unknown,
+    findings: FindingList,
+  ): void {
+    const empty = isEmptyBody(body);
+    if (model.media.length === 0) {
+      if (!empty)
+        findings.fail(
+          "response.body",
+          "response_content_type",
+          "",
+          `the contract describes no body for status ${model.key}, but one was sent`,
+        );
+      return;
+    }
+    if (empty || !body) {
+      if (notRecorded)
+        findings.warn(
+          "response.body",
+          "response_body_schema",
+          "",
+          "the recorder did not keep the body; it was not checked",
+        );
+      else
+        findings.fail(
+          "response.body",
+          "response_body_schema",
+          "",
+          `the body is empty; the contract gives ${list(model.media.map((m) => m.mediaType))}`,
+        );
+      return;
+    }
+    const media = this.pickMedia(
+      model.media,
+      headers["content-type"],
+      "response.header",
+      "response_content_type",
+      findings,
+    );
+    if (!media) return;
+    if (isJsonMediaType(media.mediaType)) {
+      const value = parsedBody === NOT_PARSED ? parseJson(body) : parsedBody;
+      if (value === NOT_JSON) {
+        findings.fail(
+          "response.body",
+          "response_body_schema",
+          "",
+          `the body is not valid JSON, although sent as ${media.mediaType}`,
+        );
+        return;
+      }
+      // A body of the wrong error shape has been reported by error_shape; the narrowed schema would repeat it.
+      if (shapeBroken) return;
+      const validate = this.model.validator(media.schemaPointer);
+      if (!validate(value))
+        reportSchemaErrors(findings, "response.body", "response_body_schema", validate.errors, value);
+      if (media.schema) this.described.warnUndescribed(media.schema, value, findings, "response.body");
+      return;
+    }
+    this.checkBinary(media, body, "response.body", "response_body_schema", findings);
+  }
+}

@@ -1,0 +1,189 @@
+#!/usr/bin/env node
+// idv-conformance: check recorded traffic and webhook deliveries against the contract.
+// Exit 0 when everything conforms, 1 when something does not, 2 when the input cannot be used.
+import { createWriteStream } from "node:fs";
+import type { Writable } from "node:stream";
+import { parseArgs } from "node:util";
+import type { EntryResult } from "./findings.js";
+import { InputError } from "./input-error.js";
+import { createReporter, type ReportFormat } from "./reporters.js";
+import { runAll } from "./run.js";
+
+const USAGE = `Usage:
+  idv-conformance check FILE…      check API exchanges (HAR 1.2 or NDJSON) against the OpenAPI contract
+  idv-conformance webhooks FILE…   check received webhook deliveries (HAR or NDJSON) against the AsyncAPI contract
+
+Options:
+  --spec FILE             the contract (default: the bundled one; OpenAPI for check, AsyncAPI for webhooks)
+  --format text|json|junit   report format (default: text)
+  --out FILE              write the report to FILE instead of stdout
+  --base-path PATH        a path prefix to strip before matching routes (repeatable)
+  --warnings-as-errors    treat warnings as violations
+  --jobs N                check up to N files at once in worker threads (default 1)
+  -h, --help              show this help
+
+Exit status: 0 everything conforms, 1 something does not, 2 unusable input.`;
+
+class UsageError extends Error {}
+
+function parse(argv: string[]) {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      spec: { type: "string" },
+      format: { type: "string", default: "text" },
+      out: { type: "string" },
+      "base-path": { type: "string", multiple: true },
+      "warnings-as-errors": { type: "boolean", default: false },
+      jobs: { type: "string", default: "1" },
+      help: { type: "boolean", short: "h", default: false },
+    },
+  });
+  const [command, ...files] = positionals;
+  if (values.help) return { help: true as const };
+  if (command !== "check" && command !== "webhooks")
+    throw new UsageError(command ? `unknown command ${command}` : "no command given");
+  if (files.length === 0) throw new UsageError(`${command} needs at least one FILE`);
+  const format = values.format;
+  if (format !== "text" && format !== "json" && format !== "junit")
+    throw new UsageError(`unknown format ${format}`);
+  const jobs = Number(values.jobs);
+  if (!Number.isInteger(jobs) || jobs < 1)
+    throw new UsageError(`--jobs must be a whole number ≥ 1, got ${values.jobs}`);
+  return {
+    help: false as const,
+    command: command as "check" | "webhooks",
+    files,
+    format: format as ReportFormat,
+    spec: values.spec,
+    out: values.out,
+    basePaths: values["base-path"] ?? [],
+    warningsAsErrors: values["warnings-as-errors"],
+    jobs,
+  };
+}
+
+/** Every result of every file: in worker threads with --jobs, else here, one file after another. */
+async function openResults(args: {
+  command: "check" | "webhooks";
+  files: string[];
+  spec?: string;
+  basePaths: string[];
+  jobs: number;
+}): Promise<AsyncIterable<EntryResult>> {
+  if (args.jobs > 1 && args.files.length > 1) {
+    const { checkInWorkers } = await import("./worker-pool.js");
+    return checkInWorkers(args.jobs, args.files, {
+      command: args.command,
+      spec: args.spec,
+      basePaths: args.basePaths,
+    });
+  }
+  // Each command loads only its own contract and checker: start-up is part of the time to first verdict.
+  let source: (file: string) => AsyncIterable<EntryResult>;
+  if (args.command === "check") {
+    const { openConformanceChecker } = await import("./open-checker.js");
+    const { readContract } = await import("./load-contract.js");
+    const spec = args.spec ? await readContract(args.spec) : undefined;
+    const checker = await openConformanceChecker({ spec, basePaths: args.basePaths });
+    source = (file) => checker.checkFile(file);
+  } else {
+    const { createWebhookChecker } = await import("./webhooks.js");
+    const checker = await createWebhookChecker({ specFile: args.spec });
+    source = (file) => checker.checkFile(file);
+  }
+  return (async function* () {
+    for (const file of args.files) yield* source(file);
+  })();
+}
+
+/** Progress on stderr, only for a person watching a terminal. */
+function progress(): { tick: (n: number) => void; clear: () => void } {
+  if (!process.stdout.isTTY || !process.stderr.isTTY)
+    return { tick: () => undefined, clear: () => undefined };
+  let last = 0;
+  return {
+    tick: (n) => {
+      const now = Date.now();
+      if (now - last < 200) return;
+      last = now;
+      process.stderr.write(`\rchecked ${n}…`);
+    },
+    clear: () => process.stderr.write("\r\x1b[K"),
+  };
+}
+
+/** The report file, opened before anything is written to it, so that a bad path is an input error. */
+function openOut(file: string): Promise<Writable> {
+  return new Promise((resolve, reject) => {
+    const stream = createWriteStream(file);
+    stream.once("open", () => resolve(stream));
+    stream.once("error", () => reject(new InputError(file, "cannot be written")));
+  });
+}
+
+async function main(argv: string[]): Promise<number> {
+  let args: ReturnType<typeof parse>;
+  try {
+    args = parse(argv);
+  } catch (error) {
+    process.stderr.write(
+      `idv-conformance: ${error instanceof Error ? error.message : String(error)}\n\n${USAGE}\n`,
+    );
+    return 2;
+  }
+  if (args.help) {
+    process.stdout.write(`${USAGE}\n`);
+    return 0;
+  }
+  const results = await openResults(args);
+  const reporter = await createReporter(
+    args.format,
+    `idv-conformance ${args.command}`,
+    args.command === "check" ? "(no matching operation)" : "(no matching message)",
+  );
+  const bar = progress();
+  try {
+    const summary = await runAll(results, reporter, {
+      warningsAsErrors: args.warningsAsErrors,
+      onProgress: bar.tick,
+    });
+    bar.clear();
+    const out: Writable = args.out ? await openOut(args.out) : process.stdout;
+    await reporter.finish(summary, out);
+    if (args.out)
+      await new Promise<void>((resolve, reject) =>
+        out.end((e?: Error | null) => (e ? reject(e) : resolve())),
+      );
+    return summary.failed > 0 ? 1 : 0;
+  } catch (error) {
+    bar.clear();
+    await reporter.abort();
+    throw error;
+  }
+}
+
+// A reader that stops early (`| head`) ends the run quietly; the verdict was not all written, so not 0.
+process.stdout.on("error", (error: NodeJS.ErrnoException) => {
+  if (error.code === "EPIPE") process.exit(process.exitCode ?? 2);
+});
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    if (error instanceof InputError) {
+      process.stderr.write(`idv-conformance: ${error.message}\n`);
+    } else {
+      // Never a stack trace: it could quote recorded data. IDV_CONFORMANCE_DEBUG=1 shows it to a developer.
+      const name = error instanceof Error ? error.name : typeof error;
+      process.stderr.write(
+        `idv-conformance: unexpected ${name}; run with IDV_CONFORMANCE_DEBUG=1 for details\n`,
+      );
+      if (process.env.IDV_CONFORMANCE_DEBUG === "1") console.error(error);
+    }
+    process.exitCode = 2;
+  },
+);

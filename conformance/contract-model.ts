@@ -1,0 +1,241 @@
+import type { ValidateFunction } from "ajv";
+import { RouteTable } from "./route-table.js";
+
+// An OpenAPI document is walked structurally.
+export type Json = any;
+
+const HTTP_METHODS = ["get", "put", "post", "delete", "options", "head", "patch", "trace"] as const;
+
+/** A media type of a body, with the JSON pointer of its schema in the document. */
+export interface MediaModel {
+  mediaType: string;
+  schemaPointer: string;
+  schema: Json;
+}
+
+/** A documented parameter. */
+export interface ParameterModel {
+  name: string;
+  in: "path" | "query" | "header" | "cookie";
+  required: boolean;
+  schemaPointer?: string;
+  schema?: Json;
+}
+
+/** A documented response header. */
+export interface HeaderModel {
+  name: string;
+  required: boolean;
+  schemaPointer?: string;
+}
+
+/** A documented response of one status key (`200`, `4XX` or `default`). */
+export interface ResponseModel {
+  key: string;
+  media: MediaModel[];
+  headers: HeaderModel[];
+}
+
+/** Everything the checks need to know about one operation, resolved once. */
+export interface OperationModel {
+  operationId: string;
+  method: string;
+  template: string;
+  /** Each alternative of the security requirement, as the header names it needs. */
+  security: string[][];
+  /** The same names lower-cased, as recorded headers are keyed. */
+  securityLower: string[][];
+  parameters: ParameterModel[];
+  requestBody?: { required: boolean; media: MediaModel[] };
+  responses: Map<string, ResponseModel>;
+  /** The schema every 4xx/5xx JSON body of this operation is built on (the error shape). */
+  errorShape?: { name: string; schemaPointer: string };
+}
+
+/** Escape one JSON pointer token. */
+export const escapeToken = (s: string): string => s.replace(/~/g, "~0").replace(/\//g, "~1");
+
+/** Gives the validator of the schema at a JSON pointer into the document. */
+export interface SchemaCompiler {
+  validator(schemaPointer: string): ValidateFunction;
+}
+
+/** The contract compiled for checking: a route table, operation models and their validators. */
+export class ContractModel {
+  readonly routes: RouteTable<OperationModel>;
+  readonly operations: OperationModel[] = [];
+
+  /** @param compiler ajv compiling on first use, or validators generated at build time */
+  constructor(
+    readonly document: Json,
+    private readonly compiler: SchemaCompiler,
+    basePaths: string[] = [],
+  ) {
+    const schemes = document.components?.securitySchemes ?? {};
+    for (const [template, rawItem] of Object.entries<Json>(document.paths ?? {})) {
+      const item = this.resolve(rawItem, `/paths/${escapeToken(template)}`);
+      for (const method of HTTP_METHODS) {
+        const op = item.node[method];
+        if (!op) continue;
+        const pointer = `${item.pointer}/${method}`;
+        this.operations.push(
+          this.operation(template, method, op, pointer, [...(item.node.parameters ?? [])], schemes),
+        );
+      }
+    }
+    const serverPaths = (document.servers ?? []).map((s: Json) => serverPath(String(s.url ?? "")));
+    this.routes = new RouteTable(
+      this.operations.map((o) => ({ template: o.template, method: o.method, target: o })),
+      [...serverPaths, ...basePaths],
+    );
+  }
+
+  /** The validator of the schema at a pointer in the document. */
+  validator(schemaPointer: string): ValidateFunction {
+    return this.compiler.validator(schemaPointer);
+  }
+
+  /** Every schema pointer a check may validate against: what build-time validators must cover. */
+  schemaPointers(): string[] {
+    const pointers = new Set<string>();
+    for (const op of this.operations) {
+      for (const p of op.parameters) if (p.schemaPointer) pointers.add(p.schemaPointer);
+      for (const m of op.requestBody?.media ?? []) pointers.add(m.schemaPointer);
+      for (const r of op.responses.values()) {
+        for (const m of r.media) pointers.add(m.schemaPointer);
+        for (const h of r.headers) if (h.schemaPointer) pointers.add(h.schemaPointer);
+      }
+      if (op.errorShape) pointers.add(op.errorShape.schemaPointer);
+    }
+    return [...pointers].sort();
+  }
+
+  /** Follow local `$ref`s from a node, keeping track of where it really sits. */
+  resolve(node: Json, pointer: string): { node: Json; pointer: string } {
+    let current = { node, pointer };
+    for (let hops = 0; typeof current.node?.$ref === "string" && hops < 32; hops++) {
+      const ref: string = current.node.$ref;
+      if (!ref.startsWith("#")) throw new Error(`external $ref ${ref}: bundle the contract first`);
+      const target = ref
+        .slice(2)
+        .split("/")
+        .map((t) => t.replace(/~1/g, "/").replace(/~0/g, "~"))
+        .reduce((n: Json, k) => n?.[k], this.document);
+      if (target === undefined) throw new Error(`$ref ${ref} points nowhere`);
+      current = { node: target, pointer: ref.slice(1) };
+    }
+    return current;
+  }
+
+  private media(content: Json, pointer: string): MediaModel[] {
+    return Object.entries<Json>(content ?? {}).map(([mediaType, m]) => ({
+      mediaType: mediaType.toLowerCase(),
+      schemaPointer: `${pointer}/${escapeToken(mediaType)}/schema`,
+      schema: m?.schema,
+    }));
+  }
+
+  private operation(
+    template: string,
+    method: string,
+    op: Json,
+    pointer: string,
+    pathParameters: Json[],
+    schemes: Json,
+  ): OperationModel {
+    const parameters = new Map<string, ParameterModel>();
+    const addParameters = (list: Json[], base: string) =>
+      list.forEach((raw, i) => {
+        const { node, pointer: at } = this.resolve(raw, `${base}/${i}`);
+        parameters.set(`${node.in}:${node.name}`, {
+          name: node.name,
+          in: node.in,
+          required: node.in === "path" || node.required === true,
+          schemaPointer: node.schema ? `${at}/schema` : undefined,
+          schema: node.schema,
+        });
+      });
+    addParameters(pathParameters, `${pointer.slice(0, pointer.lastIndexOf("/"))}/parameters`);
+    // Operation-level parameters override path-level ones of the same name and location.
+    addParameters(op.parameters ?? [], `${pointer}/parameters`);
+
+    let requestBody: OperationModel["requestBody"];
+    if (op.requestBody) {
+      const body = this.resolve(op.requestBody, `${pointer}/requestBody`);
+      requestBody = {
+        required: body.node.required === true,
+        media: this.media(body.node.content, `${body.pointer}/content`),
+      };
+    }
+
+    const responses = new Map<string, ResponseModel>();
+    for (const [key, raw] of Object.entries<Json>(op.responses ?? {})) {
+      const response = this.resolve(raw, `${pointer}/responses/${escapeToken(key)}`);
+      const headers = Object.entries<Json>(response.node.headers ?? {}).map(([name, rawHeader]) => {
+        const header = this.resolve(rawHeader, `${response.pointer}/headers/${escapeToken(name)}`);
+        return {
+          name,
+          required: header.node.required === true,
+          schemaPointer: header.node.schema ? `${header.pointer}/schema` : undefined,
+        };
+      });
+      responses.set(key.toUpperCase(), {
+        key,
+        media: this.media(response.node.content, `${response.pointer}/content`),
+        headers,
+      });
+    }
+
+    const requirements: Json[] = op.security ?? this.document.security ?? [];
+    const security = requirements.map((requirement: Json) =>
+      Object.keys(requirement)
+        .map((name) => schemes[name])
+        .filter((scheme: Json) => scheme?.type === "apiKey" && scheme.in === "header")
+        .map((scheme: Json) => String(scheme.name)),
+    );
+
+    return {
+      operationId: op.operationId ?? `${method.toUpperCase()} ${template}`,
+      method: method.toUpperCase(),
+      template,
+      security,
+      securityLower: security.map((names) => names.map((n) => n.toLowerCase())),
+      parameters: [...parameters.values()],
+      requestBody,
+      responses,
+      errorShape: this.errorShape(responses),
+    };
+  }
+
+  /** The component schema most of the operation's error responses build on: `$ref` or `allOf[0].$ref`. */
+  private errorShape(responses: Map<string, ResponseModel>): OperationModel["errorShape"] {
+    const counts = new Map<string, number>();
+    for (const [key, response] of responses) {
+      if (!/^[45]/.test(key)) continue;
+      for (const media of response.media) {
+        if (!isJsonMediaType(media.mediaType)) continue;
+        const schema = media.schema ?? {};
+        const ref: unknown =
+          schema.$ref ?? schema.allOf?.find((s: Json) => typeof s?.$ref === "string")?.$ref;
+        if (typeof ref === "string" && ref.startsWith("#/")) counts.set(ref, (counts.get(ref) ?? 0) + 1);
+      }
+    }
+    const best = [...counts.entries()].sort((a, b) => b[1] - a[1])[0]?.[0];
+    if (!best) return undefined;
+    const schema = this.resolve({ $ref: best }, "");
+    return { name: schema.node.title ?? best.slice(best.lastIndexOf("/") + 1), schemaPointer: best.slice(1) };
+  }
+}
+
+/** The path part of a server URL; variables such as `{base_url}` stand for scheme, host and any path. */
+function serverPath(url: string): string {
+  const withoutVariables = url.replace(/^\{[^}]+\}/, "");
+  const match = /^[a-z][a-z0-9+.-]*:\/\/[^/]*(\/.*)?$/i.exec(withoutVariables);
+  const path = match ? (match[1] ?? "") : withoutVariables;
+  return path.includes("{") ? "" : path;
+}
+
+/** Whether a media type carries JSON (`application/json`, `application/problem+json`, …). */
+export function isJsonMediaType(mediaType: string): boolean {
+  return mediaType === "application/json" || mediaType.endsWith("+json");
+}

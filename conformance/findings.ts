@@ -1,0 +1,76 @@
+/** Where in an exchange or delivery a finding points. */
+export type FindingLocation =
+  | "request.route"
+  | "request.header"
+  | "request.parameter"
+  | "request.body"
+  | "response.status"
+  | "response.header"
+  | "response.body"
+  | "delivery.channel"
+  | "delivery.header"
+  | "delivery.body";
+
+/** The name of the check that made a finding; each is named after what it asserts. */
+export type CheckName =
+  | "route_known"
+  | "request_content_type"
+  | "request_body_schema"
+  | "request_parameters"
+  | "auth_headers_present"
+  | "status_code_documented"
+  | "response_content_type"
+  | "response_body_schema"
+  | "response_headers"
+  | "error_shape"
+  | "channel_known"
+  | "payload_schema"
+  | "required_headers";
+
+/** A violation or warning: where, which check, a JSON pointer into that part, and why. No recorded values. */
+export interface Finding {
+  in: FindingLocation;
+  check: CheckName;
+  pointer: string;
+  message: string;
+}
+
+/** The verdict on one exchange or delivery. */
+export interface EntryResult {
+  /** The file the entry was read from. */
+  file?: string;
+  index: number;
+  line?: number;
+  method: string;
+  /** The request path, with suspicious segments masked. */
+  path: string;
+  /** The operation (or, for a delivery, the message) it matched; null when none. */
+  operationId: string | null;
+  ok: boolean;
+  violations: Finding[];
+  warnings: Finding[];
+}
+
+/** Totals of a run. */
+export interface Summary {
+  entries: number;
+  passed: number;
+  failed: number;
+  warnings: number;
+}
+
+/** Collects the findings of one entry. */
+export class FindingList {
+  readonly violations: Finding[] = [];
+  readonly warnings: Finding[] = [];
+
+  /** Record a violation. */
+  fail(where: FindingLocation, check: CheckName, pointer: string, message: string): void {
+    this.violations.push({ in: where, check, pointer, message });
+  }
+
+  /** Record a warning. */
+  warn(where: FindingLocation, check: CheckName, pointer: string, message: string): void {
+    this.warnings.push({ in: where, check, pointer, message });
+  }
+}

@@ -1,0 +1,48 @@
+// The HTTP checker without a static dependency on ajv's compiler: the CLI opens it with the validators
+// generated at build time when they match the contract, so that start-up stays short.
+import { ExchangeChecker } from "./check-exchange.js";
+import { ContractModel, type Json, type SchemaCompiler } from "./contract-model.js";
+import type { Exchange } from "./exchange.js";
+import type { EntryResult } from "./findings.js";
+import { bundledContract } from "./load-contract.js";
+import { loadPrecompiled } from "./precompiled.js";
+import { readExchanges, type TrafficFormat } from "./read-traffic.js";
+
+/** Options of a conformance checker. */
+export interface ConformanceOptions {
+  /** A bundled OpenAPI 3.x document; the package's own contract when omitted. */
+  spec?: Json;
+  /** Path prefixes to strip from recorded paths before matching, beside the servers' own. */
+  basePaths?: string[];
+}
+
+/** Checks HTTP exchanges against an OpenAPI contract. */
+export interface ConformanceChecker {
+  /** Check one exchange. */
+  checkExchange(exchange: Exchange, file?: string): EntryResult;
+  /** Check every exchange of a HAR or NDJSON file, streaming; throws InputError on unusable input. */
+  checkFile(file: string, format?: TrafficFormat): AsyncGenerator<EntryResult>;
+}
+
+/** A checker over a document and the compiler of its schemas. */
+export function checkerFor(
+  document: Json,
+  compiler: SchemaCompiler,
+  basePaths?: string[],
+): ConformanceChecker {
+  const checker = new ExchangeChecker(new ContractModel(document, compiler, basePaths));
+  return {
+    checkExchange: (exchange, file) => checker.check(exchange, file),
+    async *checkFile(file, format) {
+      for await (const exchange of readExchanges(file, format)) yield checker.check(exchange, file);
+    },
+  };
+}
+
+/** Open a checker: build-time validators when they were generated from this contract, ajv otherwise. */
+export async function openConformanceChecker(options: ConformanceOptions = {}): Promise<ConformanceChecker> {
+  const document = options.spec ?? bundledContract();
+  const compiler: SchemaCompiler =
+    (await loadPrecompiled(document)) ?? new (await import("./ajv-compiler.js")).AjvCompiler(document);
+  return checkerFor(document, compiler, options.basePaths);
+}

@@ -1,0 +1,36 @@
+import { createHash } from "node:crypto";
+import type { ValidateFunction } from "ajv";
+import type { Json, SchemaCompiler } from "./contract-model.js";
+
+/** The digest the build-time validators record of the contract they were generated from. */
+export function contractDigest(document: Json): string {
+  return createHash("sha256").update(JSON.stringify(document)).digest("hex");
+}
+
+interface ValidatorsModule {
+  contractSha256: string;
+  validators: Record<string, ValidateFunction>;
+}
+
+/**
+ * The validators generated at build time (generated/conformance-validators.js) when they were made
+ * from this very document; undefined otherwise, and the caller compiles with ajv instead.
+ */
+export async function loadPrecompiled(document: Json): Promise<SchemaCompiler | undefined> {
+  let module: ValidatorsModule;
+  try {
+    // Not a literal specifier: the file is JavaScript generated beside the sources, without types.
+    module = await import(new URL("../generated/conformance-validators.js", import.meta.url).href);
+  } catch {
+    return undefined;
+  }
+  if (module.contractSha256 !== contractDigest(document)) return undefined;
+  const { validators } = module;
+  return {
+    validator(schemaPointer) {
+      const fn = validators[schemaPointer];
+      if (!fn) throw new Error(`no generated validator for ${schemaPointer}: run npm run build:conformance`);
+      return fn;
+    },
+  };
+}

@@ -1,0 +1,209 @@
+import { createReadStream } from "node:fs";
+import { open, readFile } from "node:fs/promises";
+import type { Exchange } from "./exchange.js";
+import { describeJsonError, InputError } from "./input-error.js";
+import {
+  EntryError,
+  harFormParts,
+  normalizeBody,
+  normalizeHeaders,
+  normalizeQuery,
+  type Raw,
+  splitUrl,
+} from "./normalize.js";
+
+/** The formats a traffic file can be in. */
+export type TrafficFormat = "har" | "ndjson";
+
+/** Guess a file's format from its name, else from its first bytes (a HAR is one object with `log`). */
+export async function detectFormat(file: string): Promise<TrafficFormat> {
+  if (/\.har$/i.test(file)) return "har";
+  if (/\.(ndjson|jsonl)$/i.test(file)) return "ndjson";
+  let handle: Awaited<ReturnType<typeof open>>;
+  try {
+    handle = await open(file, "r");
+  } catch {
+    throw new InputError(file, "cannot be read");
+  }
+  try {
+    const { buffer, bytesRead } = await handle.read(Buffer.alloc(4096), 0, 4096, 0);
+    return /^\s*\{\s*"log"\s*:/.test(buffer.subarray(0, bytesRead).toString("utf8")) ? "har" : "ndjson";
+  } catch {
+    throw new InputError(file, "cannot be read");
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Read the exchanges of a traffic file, one at a time. Throws InputError naming the file and entry. */
+export async function* readExchanges(file: string, format?: TrafficFormat): AsyncGenerator<Exchange> {
+  const kind = format ?? (await detectFormat(file));
+  if (kind === "har") yield* readHar(file);
+  else yield* readNdjson(file);
+}
+
+/** An NDJSON exchange: `{request: {method, url | path, query?, headers, body}, response: {status, headers, body}}`. */
+export function exchangeFromNdjson(raw: Raw, index: number, line: number): Exchange {
+  if (raw === null || typeof raw !== "object" || Array.isArray(raw))
+    throw new EntryError("is not a JSON object");
+  const req = raw.request;
+  if (!req || typeof req !== "object") throw new EntryError("has no request object");
+  if (typeof req.method !== "string" || req.method === "") throw new EntryError("request.method is missing");
+  let target: { path: string; query: Record<string, string[]> };
+  if (typeof req.url === "string") target = splitUrl(req.url);
+  else if (typeof req.path === "string") target = splitUrl(req.path);
+  else throw new EntryError("request has neither url nor path");
+  if (req.query !== undefined) Object.assign(target.query, normalizeQuery(req.query));
+  const exchange: Exchange = {
+    index,
+    line,
+    request: {
+      method: req.method,
+      path: target.path,
+      query: target.query,
+      headers: normalizeHeaders(req.headers, "request.headers"),
+      body: normalizeBody(req.body, req.bodyEncoding ?? req.encoding, "request.body"),
+    },
+  };
+  const res = raw.response;
+  if (res !== undefined && res !== null) {
+    if (typeof res !== "object") throw new EntryError("response is not an object");
+    const status = Number(res.status);
+    if (!Number.isInteger(status) || status < 0 || status > 999)
+      throw new EntryError("response.status is not an HTTP status");
+    exchange.response = {
+      status,
+      headers: normalizeHeaders(res.headers, "response.headers"),
+      body: normalizeBody(res.body, res.bodyEncoding ?? res.encoding, "response.body"),
+    };
+  }
+  return exchange;
+}
+
+/**
+ * The lines of a file, read chunk by chunk as the consumer asks for them. (readline's async iterator
+ * queues every line it has read whether or not they were consumed: memory then grows with the file.)
+ */
+async function* readLines(file: string): AsyncGenerator<string> {
+  const stream = createReadStream(file, { encoding: "utf8", highWaterMark: 1 << 20 });
+  const chunks = stream[Symbol.asyncIterator]();
+  let rest = "";
+  while (true) {
+    let next: IteratorResult<string>;
+    try {
+      next = await chunks.next();
+    } catch {
+      throw new InputError(file, "cannot be read");
+    }
+    if (next.done) break;
+    const chunk = next.value;
+    let newline = chunk.indexOf("\n");
+    if (newline < 0) {
+      rest += chunk;
+      continue;
+    }
+    yield rest + chunk.slice(0, newline);
+    let start = newline + 1;
+    for (newline = chunk.indexOf("\n", start); newline >= 0; newline = chunk.indexOf("\n", start)) {
+      yield chunk.slice(start, newline);
+      start = newline + 1;
+    }
+    rest = chunk.slice(start);
+  }
+  if (rest !== "") yield rest;
+}
+
+async function* readNdjson(file: string): AsyncGenerator<Exchange> {
+  let lineNumber = 0;
+  let index = 0;
+  for await (const line of readLines(file)) {
+    lineNumber++;
+    const text = line.trim();
+    if (text === "") continue;
+    let raw: Raw;
+    try {
+      raw = JSON.parse(text);
+    } catch (error) {
+      throw new InputError(`${file}: line ${lineNumber}`, describeJsonError(error));
+    }
+    try {
+      yield exchangeFromNdjson(raw, index++, lineNumber);
+    } catch (error) {
+      if (error instanceof EntryError) throw new InputError(`${file}: line ${lineNumber}`, error.message);
+      throw error;
+    }
+  }
+}
+
+/** A HAR 1.2 entry as an exchange. */
+export function exchangeFromHar(entry: Raw, index: number): Exchange {
+  if (entry === null || typeof entry !== "object") throw new EntryError("is not an object");
+  const req = entry.request;
+  if (!req || typeof req !== "object") throw new EntryError("has no request");
+  if (typeof req.method !== "string" || req.method === "") throw new EntryError("request.method is missing");
+  if (typeof req.url !== "string") throw new EntryError("request.url is missing");
+  const target = splitUrl(req.url);
+  if (Array.isArray(req.queryString)) Object.assign(target.query, normalizeQuery(req.queryString));
+  const headers = normalizeHeaders(req.headers, "request.headers");
+  const post = req.postData;
+  let body: Exchange["request"]["body"];
+  if (post && typeof post === "object") {
+    if (Array.isArray(post.params) && post.params.length > 0 && typeof post.text !== "string") {
+      body = { kind: "form", parts: harFormParts(post.params) };
+    } else {
+      body = normalizeBody(post.text, post.encoding, "request.postData.text");
+    }
+    // Some recorders keep the media type only in postData.
+    if (!headers["content-type"] && typeof post.mimeType === "string" && post.mimeType !== "") {
+      headers["content-type"] = post.mimeType;
+    }
+  }
+  const exchange: Exchange = {
+    index,
+    request: { method: req.method, path: target.path, query: target.query, headers, body },
+  };
+  const res = entry.response;
+  if (res && typeof res === "object") {
+    const status = Number(res.status);
+    if (!Number.isInteger(status) || status < 0 || status > 999)
+      throw new EntryError("response.status is not an HTTP status");
+    const content = res.content ?? {};
+    const responseBody = normalizeBody(content.text, content.encoding, "response.content.text");
+    exchange.response = {
+      status,
+      headers: normalizeHeaders(res.headers, "response.headers"),
+      body: responseBody,
+      bodyNotRecorded: responseBody === undefined && Number(content.size) > 0,
+    };
+  }
+  return exchange;
+}
+
+async function* readHar(file: string): AsyncGenerator<Exchange> {
+  let text: string;
+  try {
+    text = await readFile(file, "utf8");
+  } catch {
+    throw new InputError(file, "cannot be read");
+  }
+  let har: Raw;
+  try {
+    har = JSON.parse(text);
+  } catch (error) {
+    throw new InputError(file, `${describeJsonError(error)}; a HAR file is one JSON document`);
+  }
+  const entries = har?.log?.entries;
+  if (!Array.isArray(entries)) throw new InputError(file, "is not a HAR file: log.entries is missing");
+  for (let index = 0; index < entries.length; index++) {
+    let exchange: Exchange;
+    try {
+      exchange = exchangeFromHar(entries[index], index);
+    } catch (error) {
+      if (error instanceof EntryError) throw new InputError(`${file}: entry ${index}`, error.message);
+      throw error;
+    }
+    // Let the entry be collected once checked: large HARs carry large bodies.
+    entries[index] = undefined;
+    yield exchange;
+  }
+}

@@ -1,0 +1,166 @@
+import type { Writable } from "node:stream";
+import type { EntryResult, Finding, Summary } from "./findings.js";
+import { Spool, write } from "./report-sink.js";
+
+/** Receives every entry's result as it is made, and writes the report at the end. */
+export interface Reporter {
+  add(result: EntryResult): Promise<void> | undefined;
+  finish(summary: Summary, out: Writable): Promise<void>;
+  /** Release any temporary resources when the run fails. */
+  abort(): Promise<void>;
+}
+
+/** The report formats. */
+export type ReportFormat = "text" | "json" | "junit";
+
+/** A reporter for a format. */
+export async function createReporter(
+  format: ReportFormat,
+  title = "idv-conformance",
+  unmatched = "(no matching operation)",
+): Promise<Reporter> {
+  if (format === "json") return new JsonReporter(await Spool.create());
+  if (format === "junit") return new JunitReporter(await Spool.create(), title);
+  return new TextReporter(unmatched);
+}
+
+class JsonReporter implements Reporter {
+  private first = true;
+  constructor(private readonly spool: Spool) {}
+
+  add(result: EntryResult) {
+    const chunk = `${this.first ? "" : ",\n"}    ${JSON.stringify(result)}`;
+    this.first = false;
+    return this.spool.append(chunk);
+  }
+
+  finish(summary: Summary, out: Writable) {
+    const head = `{\n  "summary": ${JSON.stringify(summary)},\n  "entries": [\n`;
+    return this.spool.drainInto(out, head, `${this.first ? "" : "\n"}  ]\n}\n`);
+  }
+
+  abort() {
+    return this.spool.discard();
+  }
+}
+
+const xml = (s: string): string =>
+  s.replace(
+    /[<>&"']/g,
+    (c) => ({ "<": "&lt;", ">": "&gt;", "&": "&amp;", '"': "&quot;", "'": "&apos;" })[c] ?? c,
+  );
+
+const findingLine = (f: Finding): string => `${f.in} ${f.pointer || "/"} [${f.check}]: ${f.message}`;
+
+const entryName = (r: EntryResult): string =>
+  `${r.file ? `${r.file} ` : ""}${r.line === undefined ? `entry ${r.index}` : `line ${r.line}`} ${r.method} ${r.path}`;
+
+class JunitReporter implements Reporter {
+  constructor(
+    private readonly spool: Spool,
+    private readonly title: string,
+  ) {}
+
+  add(r: EntryResult) {
+    let chunk = `    <testcase classname="${xml(r.operationId ?? "unmatched")}" name="${xml(entryName(r))}">\n`;
+    if (!r.ok) {
+      const first = r.violations[0];
+      const message = first ? `${first.check}: ${first.message}` : "does not conform";
+      chunk += `      <failure message="${xml(message)}" type="${xml(first?.check ?? "conformance")}">${xml(r.violations.map(findingLine).join("\n"))}</failure>\n`;
+    }
+    if (r.warnings.length > 0) {
+      chunk += `      <system-out>${xml(r.warnings.map((w) => `warning: ${findingLine(w)}`).join("\n"))}</system-out>\n`;
+    }
+    return this.spool.append(`${chunk}    </testcase>\n`);
+  }
+
+  finish(summary: Summary, out: Writable) {
+    const counts = `tests="${summary.entries}" failures="${summary.failed}" errors="0" skipped="0"`;
+    const head = `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="${xml(this.title)}" ${counts}>\n  <testsuite name="${xml(this.title)}" ${counts}>\n`;
+    return this.spool.drainInto(out, head, "  </testsuite>\n</testsuites>\n");
+  }
+
+  abort() {
+    return this.spool.discard();
+  }
+}
+
+/** How many findings of one operation and check the text report shows before it only counts them. */
+const SHOWN_PER_GROUP = 20;
+
+interface Group {
+  count: number;
+  lines: string[];
+}
+
+interface OperationGroup {
+  label: string;
+  entries: number;
+  failed: number;
+  violations: Map<string, Group>;
+  warnings: Map<string, Group>;
+}
+
+/** Text for a terminal: grouped by operation, then by check. Keeps only what it shows, so memory is bounded. */
+class TextReporter implements Reporter {
+  private readonly operations = new Map<string, OperationGroup>();
+
+  /** @param unmatched the heading of entries that matched nothing in the contract */
+  constructor(private readonly unmatched: string) {}
+
+  add(r: EntryResult): undefined {
+    const key = r.operationId ?? this.unmatched;
+    let group = this.operations.get(key);
+    if (!group) {
+      group = { label: key, entries: 0, failed: 0, violations: new Map(), warnings: new Map() };
+      this.operations.set(key, group);
+    }
+    group.entries++;
+    if (!r.ok) group.failed++;
+    if (r.violations.length === 0 && r.warnings.length === 0) return undefined;
+    const where = entryName(r);
+    const collect = (into: Map<string, Group>, findings: Finding[]) => {
+      for (const f of findings) {
+        const g = into.get(f.check) ?? { count: 0, lines: [] };
+        g.count++;
+        if (g.lines.length < SHOWN_PER_GROUP)
+          g.lines.push(`${where}: ${f.in} ${f.pointer || "/"}: ${f.message}`);
+        into.set(f.check, g);
+      }
+    };
+    collect(group.violations, r.violations);
+    collect(group.warnings, r.warnings);
+    return undefined;
+  }
+
+  async finish(summary: Summary, out: Writable) {
+    const lines: string[] = [];
+    const sorted = [...this.operations.values()].sort(
+      (a, b) => b.failed - a.failed || a.label.localeCompare(b.label),
+    );
+    for (const op of sorted) {
+      if (op.violations.size === 0 && op.warnings.size === 0) continue;
+      lines.push(`${op.label}: ${op.entries} checked, ${op.failed} failed`);
+      const section = (groups: Map<string, Group>, mark: string, noun: string) => {
+        for (const [check, g] of [...groups.entries()].sort((a, b) => b[1].count - a[1].count)) {
+          lines.push(`  ${mark} ${check} (${g.count} ${noun}${g.count === 1 ? "" : "s"})`);
+          for (const line of g.lines) lines.push(`      ${line}`);
+          if (g.count > g.lines.length) lines.push(`      … and ${g.count - g.lines.length} more`);
+        }
+      };
+      section(op.violations, "✗", "violation");
+      section(op.warnings, "!", "warning");
+      lines.push("");
+    }
+    const passedOps = sorted
+      .filter((o) => o.violations.size === 0 && o.warnings.size === 0)
+      .map((o) => o.label);
+    if (passedOps.length > 0) lines.push(`Conforming without warnings: ${passedOps.join(", ")}`, "");
+    lines.push(
+      `${summary.entries} checked: ${summary.passed} passed, ${summary.failed} failed, ${summary.warnings} warning${summary.warnings === 1 ? "" : "s"}`,
+    );
+    await write(out, `${lines.join("\n")}\n`);
+  }
+
+  async abort() {}
+}

@@ -1,0 +1,112 @@
+import { safePath } from "./redact.js";
+
+/** What a route table answers for a method and path. */
+export type RouteMatch<T> =
+  | { kind: "found"; target: T; params: Record<string, string> }
+  | { kind: "method-not-allowed"; allowed: string[] }
+  | { kind: "not-found"; hint?: string };
+
+interface CompiledRoute<T> {
+  template: string;
+  method: string;
+  regex: RegExp;
+  names: string[];
+  literal: boolean;
+  target: T;
+}
+
+const escapeRegex = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+
+/** Compile `/a/{id}.pdf` into an anchored regex with one group per parameter. */
+function compileTemplate(template: string): { regex: RegExp; names: string[]; literal: boolean } {
+  const names: string[] = [];
+  const source = template
+    .split(/(\{[^}]+\})/)
+    .map((part) => {
+      const name = /^\{([^}]+)\}$/.exec(part)?.[1];
+      if (name === undefined) return escapeRegex(part);
+      names.push(name);
+      return "([^/]+)";
+    })
+    .join("");
+  return { regex: new RegExp(`^${source}$`), names, literal: names.length === 0 };
+}
+
+const segmentCount = (path: string): number => {
+  let n = 0;
+  for (let i = 0; i < path.length; i++) if (path.charCodeAt(i) === 47) n++;
+  return n;
+};
+
+/**
+ * Path templates compiled once, bucketed by segment count so a lookup tries a handful of regexes.
+ * Literal paths win over templated ones, as OpenAPI requires.
+ */
+export class RouteTable<T> {
+  private readonly buckets = new Map<number, CompiledRoute<T>[]>();
+  private readonly all: CompiledRoute<T>[] = [];
+  private readonly basePaths: string[];
+
+  /** @param basePaths prefixes stripped from recorded paths before matching (e.g. a server URL's path) */
+  constructor(routes: { template: string; method: string; target: T }[], basePaths: string[] = []) {
+    for (const route of routes) {
+      const compiled = { ...route, method: route.method.toUpperCase(), ...compileTemplate(route.template) };
+      this.all.push(compiled);
+      const key = segmentCount(route.template);
+      const bucket = this.buckets.get(key) ?? [];
+      bucket.push(compiled);
+      bucket.sort((a, b) => Number(b.literal) - Number(a.literal));
+      this.buckets.set(key, bucket);
+    }
+    // Longest first, so that `/v1/api` is tried before `/v1`.
+    this.basePaths = [...new Set(basePaths.map((p) => p.replace(/\/+$/, "")).filter((p) => p !== ""))].sort(
+      (a, b) => b.length - a.length,
+    );
+  }
+
+  /** The path with the first matching base path removed. */
+  stripBase(path: string): string {
+    for (const base of this.basePaths) {
+      if (path === base) return "/";
+      if (path.startsWith(`${base}/`)) return path.slice(base.length);
+    }
+    return path;
+  }
+
+  /** Find the route of a method and a path (base path not yet stripped). */
+  match(method: string, rawPath: string): RouteMatch<T> {
+    const path = this.stripBase(rawPath);
+    const upper = method.toUpperCase();
+    let allowed: string[] | undefined;
+    for (const route of this.buckets.get(segmentCount(path)) ?? []) {
+      const m = route.regex.exec(path);
+      if (!m) continue;
+      if (route.method !== upper) {
+        if (allowed) allowed.push(route.method);
+        else allowed = [route.method];
+        continue;
+      }
+      const params: Record<string, string> = {};
+      route.names.forEach((name, i) => {
+        params[name] = m[i + 1] ?? "";
+      });
+      return { kind: "found", target: route.target, params };
+    }
+    if (allowed) return { kind: "method-not-allowed", allowed: [...new Set(allowed)] };
+    return { kind: "not-found", hint: this.prefixHint(upper, path) };
+  }
+
+  /** When the path ends with a known route, the prefix is probably a base path the caller did not give. */
+  private prefixHint(method: string, path: string): string | undefined {
+    const segments = path.split("/");
+    for (let cut = 2; cut < segments.length; cut++) {
+      const rest = `/${segments.slice(cut).join("/")}`;
+      const found = this.all.find((r) => r.method === method && r.regex.test(rest));
+      if (found) {
+        const prefix = safePath(segments.slice(0, cut).join("/"));
+        return `the path matches ${found.method} ${found.template} after the prefix ${prefix}: pass --base-path ${prefix} if that is the server's base path`;
+      }
+    }
+    return undefined;
+  }
+}

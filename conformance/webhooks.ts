@@ -1,0 +1,229 @@
+import { readFile } from "node:fs/promises";
+import bundled from "../generated/asyncapi.json" with { type: "json" };
+import { AsyncApiModel, type Json, type MessageModel } from "./asyncapi-model.js";
+import { DescribedMembers } from "./described-members.js";
+import { type Exchange, isEmptyBody, type RecordedBody } from "./exchange.js";
+import { type EntryResult, FindingList } from "./findings.js";
+import { describeJsonError, InputError } from "./input-error.js";
+import { readExchanges, type TrafficFormat } from "./read-traffic.js";
+import { mediaTypeEssence, pointerToken, safePath } from "./redact.js";
+import { reportSchemaErrors } from "./schema-errors.js";
+
+/** Checks webhook deliveries (inbound POSTs a receiver recorded) against the AsyncAPI contract. */
+export interface WebhookChecker {
+  /** Check one delivery: its request is the POST the service sent. */
+  checkDelivery(delivery: Exchange, file?: string): EntryResult;
+  /** Check every delivery of a HAR or NDJSON file, streaming; throws InputError on unusable input. */
+  checkFile(file: string, format?: TrafficFormat): AsyncGenerator<EntryResult>;
+}
+
+const NO_BODY = Symbol("no body");
+const NOT_JSON = Symbol("not JSON");
+
+function parseBody(body: RecordedBody | undefined): unknown {
+  if (!body || isEmptyBody(body)) return NO_BODY;
+  if (body.kind === "json") return body.value;
+  if (body.kind === "form") return NOT_JSON;
+  try {
+    return JSON.parse(body.kind === "text" ? body.text : body.bytes.toString("utf8"));
+  } catch {
+    return NOT_JSON;
+  }
+}
+
+/** The value that names a message's type: a pinned header when there is one (a type header), else a body member. */
+function primaryMarker(m: MessageModel | undefined) {
+  return m?.discriminators.find((d) => d.in === "header") ?? m?.discriminators[0];
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  v !== null && typeof v === "object" && !Array.isArray(v);
+
+/** Read a bundled AsyncAPI 3 document (JSON). */
+export async function readAsyncApi(file: string): Promise<Json> {
+  let document: Json;
+  try {
+    document = JSON.parse(await readFile(file, "utf8"));
+  } catch (error) {
+    if (error instanceof SyntaxError) throw new InputError(file, describeJsonError(error));
+    throw new InputError(file, "cannot be read");
+  }
+  if (typeof document?.asyncapi !== "string" || !document.asyncapi.startsWith("3.")) {
+    throw new InputError(file, "is not an AsyncAPI 3 document (no `asyncapi: 3.x` member)");
+  }
+  return document;
+}
+
+class DeliveryChecker {
+  private readonly described: DescribedMembers;
+
+  constructor(private readonly model: AsyncApiModel) {
+    this.described = new DescribedMembers(model.document);
+  }
+
+  check(delivery: Exchange, file?: string): EntryResult {
+    const findings = new FindingList();
+    const { request } = delivery;
+    const method = request.method.toUpperCase();
+    if (method !== "POST") {
+      findings.fail(
+        "delivery.channel",
+        "channel_known",
+        "",
+        `deliveries are POST requests; this one is ${method}`,
+      );
+    }
+    const body = parseBody(request.body);
+    if (body === NO_BODY) findings.fail("delivery.body", "payload_schema", "", "the delivery has no body");
+    if (body === NOT_JSON) findings.fail("delivery.body", "payload_schema", "", "the body is not valid JSON");
+    const matched = this.match(body, request.headers);
+    if (matched) this.checkMessage(matched, body, request.headers, findings);
+    else this.unknownType(body, request.headers, findings);
+    return {
+      ...(file === undefined ? {} : { file }),
+      index: delivery.index,
+      ...(delivery.line === undefined ? {} : { line: delivery.line }),
+      method,
+      path: safePath(request.path),
+      operationId: matched?.key ?? null,
+      ok: findings.violations.length === 0,
+      violations: findings.violations,
+      warnings: findings.warnings,
+    };
+  }
+
+  /** The message whose pinned values (event name, event-type header) the delivery carries. */
+  private match(body: unknown, headers: Record<string, string>): MessageModel | undefined {
+    const candidates = this.model.messages.filter(
+      (m) =>
+        m.discriminators.length > 0 &&
+        m.discriminators.every((d) =>
+          d.in === "header" ? headers[d.name] === d.value : isObject(body) && body[d.name] === d.value,
+        ),
+    );
+    if (candidates.length <= 1) return candidates[0];
+    // Several messages pin the same values: the one whose payload fits is meant.
+    return (
+      candidates.find((m) => !m.payloadPointer || this.model.validator(m.payloadPointer)(body)) ??
+      candidates[0]
+    );
+  }
+
+  private checkMessage(
+    m: MessageModel,
+    body: unknown,
+    headers: Record<string, string>,
+    findings: FindingList,
+  ): void {
+    const essence = mediaTypeEssence(headers["content-type"]);
+    if (!headers["content-type"]) {
+      findings.fail(
+        "delivery.header",
+        "required_headers",
+        "/Content-Type",
+        `the Content-Type header is missing; the contract gives ${m.contentType}`,
+      );
+    } else if (essence !== m.contentType) {
+      findings.fail(
+        "delivery.header",
+        "required_headers",
+        "/Content-Type",
+        `media type ${essence ?? "(unreadable)"} is not ${m.contentType}`,
+      );
+    }
+    this.checkHeaders(m, headers, findings);
+    if (m.payloadPointer && body !== NO_BODY && body !== NOT_JSON) {
+      const validate = this.model.validator(m.payloadPointer);
+      if (!validate(body))
+        reportSchemaErrors(findings, "delivery.body", "payload_schema", validate.errors, body);
+      this.described.warnUndescribed(m.payload, body, findings, "delivery.body", "payload_schema");
+    }
+  }
+
+  private checkHeaders(m: MessageModel, headers: Record<string, string>, findings: FindingList): void {
+    for (const name of m.requiredHeaders) {
+      // Content-Type has been judged against the message's content type already.
+      if (name.toLowerCase() === "content-type" || headers[name.toLowerCase()] !== undefined) continue;
+      findings.fail(
+        "delivery.header",
+        "required_headers",
+        `/${pointerToken(name)}`,
+        `the required ${name} header is missing`,
+      );
+    }
+    if (!m.headersPointer) return;
+    // Header names are case-insensitive: present the recorded ones under the names the contract writes.
+    const described: Record<string, string> = {};
+    for (const [lower, written] of m.headerNames) {
+      const value = headers[lower];
+      if (value !== undefined) described[written] = value;
+    }
+    const validate = this.model.validator(m.headersPointer);
+    if (validate(described)) return;
+    // Missing headers and the Content-Type have been reported above, in words of their own.
+    const errors = (validate.errors ?? []).filter(
+      (e) => e.keyword !== "required" && e.instancePath.toLowerCase() !== "/content-type",
+    );
+    reportSchemaErrors(findings, "delivery.header", "required_headers", errors, described);
+  }
+
+  /** No message fits: a new event type of a known channel is tolerated; anything else is unknown. */
+  private unknownType(body: unknown, headers: Record<string, string>, findings: FindingList): void {
+    const channels = new Map<string, MessageModel[]>();
+    for (const m of this.model.messages) channels.set(m.channel, [...(channels.get(m.channel) ?? []), m]);
+    for (const [channel, messages] of channels) {
+      const marker = primaryMarker(messages[0]);
+      if (!marker) continue;
+      const carries =
+        marker.in === "header"
+          ? headers[marker.name] !== undefined
+          : isObject(body) && typeof body[marker.name] === "string";
+      if (!carries) continue;
+      const known = [
+        ...new Set(messages.map((m) => String(m.discriminators.find((d) => d.name === marker.name)?.value))),
+      ];
+      findings.warn(
+        marker.in === "header" ? "delivery.header" : "delivery.body",
+        "channel_known",
+        `/${pointerToken(marker.label)}`,
+        `a type of ${channel} delivery the contract does not describe (it describes ${known.join(", ")}); new types are tolerated`,
+      );
+      const envelope = messages[0]?.envelopePointer;
+      if (envelope && body !== NO_BODY && body !== NOT_JSON) {
+        const validate = this.model.validator(envelope);
+        if (!validate(body))
+          reportSchemaErrors(findings, "delivery.body", "payload_schema", validate.errors, body);
+      }
+      const first = messages[0];
+      if (first) this.checkHeaders({ ...first, headersPointer: undefined }, headers, findings);
+      return;
+    }
+    const markers = [
+      ...new Set(
+        this.model.messages
+          .map(primaryMarker)
+          .flatMap((d) => (d ? [d.in === "header" ? `header ${d.label}` : `body member ${d.label}`] : [])),
+      ),
+    ];
+    findings.fail(
+      "delivery.channel",
+      "channel_known",
+      "",
+      `the delivery matches no channel of the contract: it carries none of ${markers.join(", ")}`,
+    );
+  }
+}
+
+/** Create a webhook checker for an AsyncAPI document (the bundled one by default) or a file. */
+export async function createWebhookChecker(
+  options: { spec?: Json; specFile?: string } = {},
+): Promise<WebhookChecker> {
+  const document = options.spec ?? (options.specFile ? await readAsyncApi(options.specFile) : bundled);
+  const checker = new DeliveryChecker(new AsyncApiModel(document));
+  return {
+    checkDelivery: (delivery, file) => checker.check(delivery, file),
+    async *checkFile(file, format) {
+      for await (const delivery of readExchanges(file, format)) yield checker.check(delivery, file);
+    },
+  };
+}
