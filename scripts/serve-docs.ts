@@ -1,0 +1,43 @@
+/**
+ * `npm run docs:serve`: serve build/docs on 127.0.0.1 (--port N, PORT, default 8080), building the
+ * site first when it is missing.
+ */
+import { existsSync } from "node:fs";
+import { parseArgs } from "node:util";
+import { buildSite, DEFAULT_BUILD } from "./docs/build-site.js";
+import { listen } from "./docs/static-server.js";
+
+function parsePort(value: string | undefined): number {
+  if (value === undefined || value === "") return 8080;
+  const port = Number(value);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    throw new Error(`port must be an integer from 0 to 65535, got "${value}"`);
+  }
+  return port;
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({ options: { port: { type: "string" } }, strict: true });
+  const port = parsePort(values.port ?? process.env.PORT);
+  if (!existsSync(`${DEFAULT_BUILD.outDir}/index.html`) || !existsSync(`${DEFAULT_BUILD.outDir}/api.html`)) {
+    console.log("docs:serve: build/docs is missing; building it first");
+    await buildSite(DEFAULT_BUILD);
+  }
+  const { url, close } = await listen(DEFAULT_BUILD.outDir, port);
+  console.log(`docs:serve: serving build/docs at ${url} (Ctrl+C to stop)`);
+  const stop = (): void => {
+    void close().then(() => process.exit(0));
+  };
+  process.once("SIGINT", stop);
+  process.once("SIGTERM", stop);
+}
+
+main().catch((error: unknown) => {
+  const code = (error as NodeJS.ErrnoException)?.code;
+  const message =
+    code === "EADDRINUSE"
+      ? "that port is in use; pick another with --port or PORT"
+      : String((error as Error)?.message ?? error);
+  console.error(`docs:serve: ${message}`);
+  process.exitCode = 1;
+});
