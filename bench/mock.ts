@@ -26,10 +26,17 @@ interface Server {
 }
 
 const servers: Server[] = [
-  { name: "idv mock (front + Prism library)", command: (p) => [fromRoot("node_modules/.bin/tsx"), ["mock/cli.ts", "--port", String(p)]], ready: /listening on/ },
+  {
+    name: "idv mock (front + Prism library)",
+    command: (p) => [fromRoot("node_modules/.bin/tsx"), ["mock/cli.ts", "--port", String(p)]],
+    ready: /listening on/,
+  },
   {
     name: "plain Prism CLI",
-    command: (p) => [fromRoot("node_modules/.bin/prism"), ["mock", "generated/openapi.json", "-p", String(p), "-h", "127.0.0.1"]],
+    command: (p) => [
+      fromRoot("node_modules/.bin/prism"),
+      ["mock", "generated/openapi.json", "-p", String(p), "-h", "127.0.0.1"],
+    ],
     ready: /Prism is listening/,
   },
 ];
@@ -47,7 +54,9 @@ async function start(server: Server): Promise<{ child: ChildProcess; port: numbe
     };
     child.stdout?.on("data", onData);
     child.stderr?.on("data", onData);
-    child.once("exit", (code) => reject(new Error(`${server.name} exited with ${code}: ${seen.slice(-500)}`)));
+    child.once("exit", (code) =>
+      reject(new Error(`${server.name} exited with ${code}: ${seen.slice(-500)}`)),
+    );
   });
   return { child, port, ms: performance.now() - t0 };
 }
@@ -57,10 +66,29 @@ async function stop(child: ChildProcess) {
   if (child.exitCode === null) await once(child, "exit");
 }
 
-const V4 = { "svc-api-key": "bench-key", "svc-date": "2026-11-22T09:30:00.000Z", "svc-signature": "00", "content-type": "application/json" };
+const V4 = {
+  "svc-api-key": "bench-key",
+  "svc-date": "2026-11-22T09:30:00.000Z",
+  "svc-signature": "00",
+  "content-type": "application/json",
+};
 const requests = [
-  { label: "POST /api/v4/pep_checks (valid)", method: "POST" as const, path: "/api/v4/pep_checks", body: JSON.stringify({ reference: "bench", date_of_birth: "14/03/1985", firstname: "Aroha", lastname: "Ngata" }) },
-  { label: "GET /api/v4/pdf/pep_checks/{id} (PDF)", method: "GET" as const, path: "/api/v4/pdf/pep_checks/1042" },
+  {
+    label: "POST /api/v4/pep_checks (valid)",
+    method: "POST" as const,
+    path: "/api/v4/pep_checks",
+    body: JSON.stringify({
+      reference: "bench",
+      date_of_birth: "14/03/1985",
+      firstname: "Aroha",
+      lastname: "Ngata",
+    }),
+  },
+  {
+    label: "GET /api/v4/pdf/pep_checks/{id} (PDF)",
+    method: "GET" as const,
+    path: "/api/v4/pdf/pep_checks/1042",
+  },
 ];
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;

@@ -13,7 +13,8 @@ export interface IncomingRequest {
   params: string[];
 }
 
-const has = (op: MockOperation, status: number, code: string) => op.errors.get(status)?.includes(code) ?? false;
+const has = (op: MockOperation, status: number, code: string) =>
+  op.errors.get(status)?.includes(code) ?? false;
 
 /** The code an operation answers a failed check with: its documented one, or the shape's general one. */
 function codeFor(op: MockOperation, status: number, fallback: { A: string; B: string }): string {
@@ -21,7 +22,11 @@ function codeFor(op: MockOperation, status: number, fallback: { A: string; B: st
 }
 
 /** The rejection the service would send for this request, or undefined when it is acceptable. */
-export function checkRequest(op: MockOperation, req: IncomingRequest, ajv: Ajv2020.default): Rejection | undefined {
+export function checkRequest(
+  op: MockOperation,
+  req: IncomingRequest,
+  ajv: Ajv2020.default,
+): Rejection | undefined {
   const missing = op.securityHeaders.filter((h) => !req.headers[h.toLowerCase()]);
   if (missing.length > 0) {
     const code = codeFor(op, 401, { A: "AUTHENTICATION", B: "AUTH_FAILED" });
@@ -41,10 +46,22 @@ export function checkRequest(op: MockOperation, req: IncomingRequest, ajv: Ajv20
   return op.body.mediaType === "multipart/form-data" ? checkUpload(op, req) : checkJson(op, req, ajv);
 }
 
-function invalid(op: MockOperation, message: string, request: Record<string, unknown>, details?: object): Rejection {
+function invalid(
+  op: MockOperation,
+  message: string,
+  request: Record<string, unknown>,
+  details?: object,
+): Rejection {
   const status = op.errors.has(422) || !op.errors.has(400) ? 422 : 400;
   const code = codeFor(op, status, { A: "VALIDATION", B: "VALIDATION_FAILED" });
-  return rejection(op.shape, status, code, message, request, op.shape === "A" ? (details ?? { base: [message] }) : undefined);
+  return rejection(
+    op.shape,
+    status,
+    code,
+    message,
+    request,
+    op.shape === "A" ? (details ?? { base: [message] }) : undefined,
+  );
 }
 
 function checkJson(op: MockOperation, req: IncomingRequest, ajv: Ajv2020.default): Rejection | undefined {
@@ -67,9 +84,17 @@ function checkJson(op: MockOperation, req: IncomingRequest, ajv: Ajv2020.default
   if (!validate) throw new Error(`no schema for ${op.operationId}`);
   if (validate(value)) return undefined;
   const errors = validate.errors ?? [];
-  const echo = (value && typeof value === "object" ? (value as Record<string, unknown>) : {}) as Record<string, unknown>;
+  const echo = (value && typeof value === "object" ? (value as Record<string, unknown>) : {}) as Record<
+    string,
+    unknown
+  >;
   const metadata = (echo.metadata ?? {}) as Record<string, unknown>;
-  return invalid(op, summarise(errors), { reference: metadata.reference, external_id: metadata.external_id }, validationErrors(errors));
+  return invalid(
+    op,
+    summarise(errors),
+    { reference: metadata.reference, external_id: metadata.external_id },
+    validationErrors(errors),
+  );
 }
 
 function checkUpload(op: MockOperation, req: IncomingRequest): Rejection | undefined {
@@ -78,13 +103,22 @@ function checkUpload(op: MockOperation, req: IncomingRequest): Rejection | undef
   const parts = /^multipart\/form-data\b/i.test(type) ? formParts(req.body, type) : undefined;
   const files = (parts ?? []).filter((p) => p.name === "file" && p.filename !== undefined);
   const reject = (code: string, message: string) =>
-    rejection(op.shape, 400, has(op, 400, code) ? code : codeFor(op, 400, { A: "VALIDATION", B: "NO_FILE_UPLOADED" }), message, {});
-  if (parts === undefined) return reject("NO_FILE_UPLOADED", "Content-Type must be multipart/form-data with a file part.");
-  if (files.length === 0) return reject("NO_FILE_UPLOADED", "No file was uploaded: the part 'file' is missing.");
+    rejection(
+      op.shape,
+      400,
+      has(op, 400, code) ? code : codeFor(op, 400, { A: "VALIDATION", B: "NO_FILE_UPLOADED" }),
+      message,
+      {},
+    );
+  if (parts === undefined)
+    return reject("NO_FILE_UPLOADED", "Content-Type must be multipart/form-data with a file part.");
+  if (files.length === 0)
+    return reject("NO_FILE_UPLOADED", "No file was uploaded: the part 'file' is missing.");
   if (files.length > 1) return reject("NO_FILE_UPLOADED", "One file per request.");
   const file = files[0];
   if (!file || !limits) return undefined;
-  if (file.size >= limits.maxBytesExclusive) return reject("FILE_SIZE_TOO_BIG", "The file must be smaller than 10 MB.");
+  if (file.size >= limits.maxBytesExclusive)
+    return reject("FILE_SIZE_TOO_BIG", "The file must be smaller than 10 MB.");
   const extension = file.filename?.split(".").pop()?.toLowerCase() ?? "";
   // A generic type says nothing about the file; the extension decides then.
   const typeOk =

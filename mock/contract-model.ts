@@ -2,7 +2,7 @@
 import { readFileSync } from "node:fs";
 import { fromRoot } from "../scripts/lib/paths.js";
 
-// biome-ignore lint/suspicious/noExplicitAny: the bundled document is walked structurally.
+// The bundled document is walked structurally.
 type Json = any;
 
 export type ErrorShape = "A" | "B";
@@ -66,9 +66,15 @@ export function loadMockOperations(document?: Json): { doc: Json; operations: Mo
         `^${template.replace(/[.*+?^$()|[\]\\]/g, "\\$&").replace(/\\?\{(\w+)\\?\}/g, "([^/]+)")}$`,
       );
       const securityHeaders = Object.keys(op.security?.[0] ?? {}).map((s) => schemes[s]?.name as string);
-      const errorSchema = deref(doc, deref(doc, Object.entries<Json>(op.responses).find(([s]) => /^4/.test(s))?.[1])
-        ?.content?.["application/json"]?.schema);
-      const shape: ErrorShape = String(errorSchema?.allOf?.[0]?.$ref ?? "").endsWith("/ManualVerificationError")
+      const errorSchema = deref(
+        doc,
+        deref(doc, Object.entries<Json>(op.responses).find(([s]) => /^4/.test(s))?.[1])?.content?.[
+          "application/json"
+        ]?.schema,
+      );
+      const shape: ErrorShape = String(errorSchema?.allOf?.[0]?.$ref ?? "").endsWith(
+        "/ManualVerificationError",
+      )
         ? "A"
         : "B";
       const member = shape === "A" ? "error_type" : "error_code";

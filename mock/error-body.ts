@@ -3,7 +3,7 @@ import { randomUUID } from "node:crypto";
 import type { ErrorObject } from "ajv";
 import type { ErrorShape } from "./contract-model.js";
 
-// biome-ignore lint/suspicious/noExplicitAny: validation_errors nest like the request.
+// Validation_errors nest like the request.
 type Nested = { [key: string]: string[] | Nested | any };
 
 export interface Rejection {
@@ -41,10 +41,14 @@ export function describeError(error: ErrorObject): string {
 
 /** The request member an ajv error is about, as path segments (`required` names the missing member). */
 export function memberPath(error: ErrorObject): string[] {
-  const segments = error.instancePath.split("/").slice(1).map((s) => s.replace(/~1/g, "/").replace(/~0/g, "~"));
+  const segments = error.instancePath
+    .split("/")
+    .slice(1)
+    .map((s) => s.replace(/~1/g, "/").replace(/~0/g, "~"));
   const p = error.params as Record<string, string>;
   if (error.keyword === "required" && p.missingProperty) segments.push(p.missingProperty);
-  if (error.keyword === "unevaluatedProperties" && p.unevaluatedProperty) segments.push(p.unevaluatedProperty);
+  if (error.keyword === "unevaluatedProperties" && p.unevaluatedProperty)
+    segments.push(p.unevaluatedProperty);
   if (error.keyword === "additionalProperties" && p.additionalProperty) segments.push(p.additionalProperty);
   return segments;
 }
@@ -73,7 +77,9 @@ export function validationErrors(errors: ErrorObject[]): Nested {
 
 /** One line naming the failing members, without their values. */
 export function summarise(errors: ErrorObject[]): string {
-  const members = [...new Set(errors.filter((e) => e.keyword !== "if").map((e) => memberPath(e).join(".") || "body"))];
+  const members = [
+    ...new Set(errors.filter((e) => e.keyword !== "if").map((e) => memberPath(e).join(".") || "body")),
+  ];
   return `Validation failed: ${members.slice(0, 5).join(", ")}${members.length > 5 ? ", …" : ""}.`;
 }
 

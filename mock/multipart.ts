@@ -29,7 +29,10 @@ export function formParts(body: Buffer, contentType: string): FormPart[] | undef
     parts.push({
       name: disposition.match(/\bname="([^"]*)"/i)?.[1] ?? "",
       filename: disposition.match(/\bfilename="([^"]*)"/i)?.[1],
-      contentType: head.match(/content-type:\s*([^\r\n;]+)/i)?.[1]?.trim().toLowerCase(),
+      contentType: head
+        .match(/content-type:\s*([^\r\n;]+)/i)?.[1]
+        ?.trim()
+        .toLowerCase(),
       size: chunk.length - split - 4,
     });
     at = next;

@@ -54,7 +54,7 @@ export async function createPrismEngine(specPath: string) {
     upstreamProxy: undefined,
     isProxy: false,
   } as unknown as IHttpConfig;
-  // biome-ignore lint/suspicious/noExplicitAny: Prism's logger type is pino's; it only needs these methods.
+  // Prism's logger type is pino's; it only needs these methods.
   const prism = createInstance(config, { logger: silent as any });
 
   return async function answer(req: {
@@ -66,10 +66,18 @@ export async function createPrismEngine(specPath: string) {
   }): Promise<MockResponse | { problem: string; status: number }> {
     const prefer = parsePrefer(req.headers.prefer);
     const result = await prism.request(
-      // biome-ignore lint/suspicious/noExplicitAny: Prism's method type is a string union.
-      { method: req.method.toLowerCase() as any, url: { path: req.path, query: req.query }, headers: req.headers, body: req.body },
+      // Prism's method type is a string union.
+      {
+        method: req.method.toLowerCase() as any,
+        url: { path: req.path, query: req.query },
+        headers: req.headers,
+        body: req.body,
+      },
       operations,
-      { ...config, mock: { dynamic: prefer.dynamic ?? false, code: prefer.code, exampleKey: prefer.example } } as IHttpConfig,
+      {
+        ...config,
+        mock: { dynamic: prefer.dynamic ?? false, code: prefer.code, exampleKey: prefer.example },
+      } as IHttpConfig,
     )();
     if (result._tag === "Left") {
       const error = result.left as Error & { status?: number };
@@ -77,12 +85,16 @@ export async function createPrismEngine(specPath: string) {
     }
     const { output } = result.right;
     const headers: Record<string, string> = {};
-    for (const [name, value] of Object.entries(output.headers ?? {})) headers[name.toLowerCase()] = String(value);
+    for (const [name, value] of Object.entries(output.headers ?? {}))
+      headers[name.toLowerCase()] = String(value);
     const type = headers["content-type"] ?? "";
     const extension = EXTENSIONS[type.split(";")[0]?.trim() ?? ""];
     if (extension && headers["content-disposition"]) {
       // The shared header example names a PDF; a zip answer gets a zip name.
-      headers["content-disposition"] = headers["content-disposition"].replace(/\.(pdf|zip)"/, `.${extension}"`);
+      headers["content-disposition"] = headers["content-disposition"].replace(
+        /\.(pdf|zip)"/,
+        `.${extension}"`,
+      );
     }
     const body =
       output.body === undefined

@@ -68,9 +68,13 @@ export async function startMock(options: MockOptions = {}): Promise<RunningMock>
     try {
       const body = await readBody(req);
       const shape = url.pathname.startsWith("/api/v2/manual_eidv") ? "A" : "B";
-      if (body === undefined) return sendRejection(rejection(shape, 413, "FILE_SIZE_TOO_BIG", "The request is too large.", {}));
+      if (body === undefined)
+        return sendRejection(rejection(shape, 413, "FILE_SIZE_TOO_BIG", "The request is too large.", {}));
       const found = route(operations, method, url.pathname);
-      if (!found) return sendRejection(rejection(shape, 404, "NOT_FOUND", `No operation ${method} ${url.pathname}.`, {}));
+      if (!found)
+        return sendRejection(
+          rejection(shape, 404, "NOT_FOUND", `No operation ${method} ${url.pathname}.`, {}),
+        );
       const headers: Record<string, string | undefined> = {};
       for (const [k, v] of Object.entries(req.headers)) headers[k] = Array.isArray(v) ? v.join(", ") : v;
       const refused = checkRequest(found.op, { headers, body, params: found.params }, ajv);
@@ -82,18 +86,26 @@ export async function startMock(options: MockOptions = {}): Promise<RunningMock>
         method,
         path: url.pathname,
         query,
-        headers: Object.fromEntries(Object.entries(headers).filter((e): e is [string, string] => e[1] !== undefined)),
+        headers: Object.fromEntries(
+          Object.entries(headers).filter((e): e is [string, string] => e[1] !== undefined),
+        ),
         body: isJson && body.length > 0 ? JSON.parse(body.toString("utf8")) : undefined,
       });
       if ("problem" in out) {
         // Only a Prefer header asking for something the contract lacks gets here.
         const message = `The mock cannot answer this: ${out.problem}`;
-        return sendRejection(rejection(found.op.shape, out.status >= 400 ? out.status : 500, "MOCK_PREFERENCE", message, {}));
+        return sendRejection(
+          rejection(found.op.shape, out.status >= 400 ? out.status : 500, "MOCK_PREFERENCE", message, {}),
+        );
       }
       send(out.status, out.headers, out.body);
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
-      send(500, { "content-type": "application/json" }, Buffer.from(JSON.stringify({ error_code: "MOCK_ERROR", message })));
+      send(
+        500,
+        { "content-type": "application/json" },
+        Buffer.from(JSON.stringify({ error_code: "MOCK_ERROR", message })),
+      );
     }
   });
 

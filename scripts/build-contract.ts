@@ -25,7 +25,9 @@ for (const [file, text] of [
     let current = "";
     try {
       current = readFileSync(path, "utf8");
-    } catch {}
+    } catch {
+      // A missing file is simply stale.
+    }
     if (current !== text) {
       console.error(`${file} is stale: run npm run build:contract and commit the result`);
       stale++;

@@ -17,6 +17,9 @@ export function writeBenchSection(name: string, markdown: string): void {
   const block = `${open}\n${markdown.trim()}\n${close}`;
   const start = text.indexOf(open);
   const end = text.indexOf(close);
-  const next = start >= 0 && end > start ? text.slice(0, start) + block + text.slice(end + close.length) : `${text.trimEnd()}\n\n${block}\n`;
+  const next =
+    start >= 0 && end > start
+      ? text.slice(0, start) + block + text.slice(end + close.length)
+      : `${text.trimEnd()}\n\n${block}\n`;
   writeFileSync(path, next);
 }

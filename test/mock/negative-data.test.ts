@@ -4,7 +4,14 @@
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningMock } from "../../mock/server.js";
-import { deref, type Json, loadOpenApi, operations, pointerToken, validatorsFor } from "../support/contract.js";
+import {
+  deref,
+  type Json,
+  loadOpenApi,
+  operations,
+  pointerToken,
+  validatorsFor,
+} from "../support/contract.js";
 import { concretePath, credentialsFor, startTestMock } from "../support/mock.js";
 
 const doc = loadOpenApi();
@@ -59,7 +66,14 @@ const mutations: Record<string, Mutation> = {
     const parent = get(value, path.slice(0, -1));
     const key = path[path.length - 1] as string | number;
     const current = parent[key];
-    parent[key] = typeof current === "string" ? 12345 : typeof current === "number" ? "12345" : typeof current === "boolean" ? "yes" : 0;
+    parent[key] =
+      typeof current === "string"
+        ? 12345
+        : typeof current === "number"
+          ? "12345"
+          : typeof current === "boolean"
+            ? "yes"
+            : 0;
   },
   outsideEnum: (value, path) => {
     const parent = get(value, path.slice(0, -1));
@@ -102,7 +116,8 @@ describe("negative data", () => {
           const target = targets[t % targets.length] as Target;
           const value = structuredClone(target.examples[e % target.examples.length]);
           const paths = memberPaths(value);
-          const path = paths.length > 0 ? (paths[(t + e + pick) % paths.length] as (string | number)[]) : ["x"];
+          const path =
+            paths.length > 0 ? (paths[(t + e + pick) % paths.length] as (string | number)[]) : ["x"];
           mutations[kind]?.(value, path, pick);
           // Only requests the contract itself rejects are negative data.
           fc.pre(!validator(target.schemaPointer)(value));
@@ -118,7 +133,8 @@ describe("negative data", () => {
           expect(res.status).toBeLessThan(500);
           const schema = target.shape === "A" ? "ManualVerificationError" : "ServiceError";
           expect(validator(`/components/schemas/${schema}`)(body), JSON.stringify(body)).toBe(true);
-          if (target.shape === "A") expect(Object.keys(body.validation_errors ?? {}).length).toBeGreaterThan(0);
+          if (target.shape === "A")
+            expect(Object.keys(body.validation_errors ?? {}).length).toBeGreaterThan(0);
         },
       ),
       { numRuns: RUNS, seed: 20261122, endOnFailure: true },

@@ -2,7 +2,14 @@
 // real files; every body it sends validates against the contract's response for its status.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningMock } from "../../mock/server.js";
-import { deref, type Json, loadOpenApi, operations, pointerToken, validatorsFor } from "../support/contract.js";
+import {
+  deref,
+  type Json,
+  loadOpenApi,
+  operations,
+  pointerToken,
+  validatorsFor,
+} from "../support/contract.js";
 import { concretePath, credentialsFor, startTestMock } from "../support/mock.js";
 
 const doc = loadOpenApi();
@@ -17,7 +24,11 @@ afterAll(async () => {
   await mock?.close();
 });
 
-async function call(method: string, path: string, init: { headers?: Record<string, string>; body?: unknown } = {}) {
+async function call(
+  method: string,
+  path: string,
+  init: { headers?: Record<string, string>; body?: unknown } = {},
+) {
   const headers: Record<string, string> = { ...init.headers };
   let body: string | FormData | undefined;
   if (init.body instanceof FormData) body = init.body;
@@ -33,7 +44,8 @@ async function call(method: string, path: string, init: { headers?: Record<strin
 /** Assert a JSON error body validates against the operation's documented response for its status. */
 function expectDocumented(pointer: string, op: Json, status: number, body: unknown) {
   expect(Object.keys(op.responses), `status ${status} is documented`).toContain(String(status));
-  const responseRef = op.responses[String(status)].$ref?.replace(/^#/, "") ?? `${pointer}/responses/${status}`;
+  const responseRef =
+    op.responses[String(status)].$ref?.replace(/^#/, "") ?? `${pointer}/responses/${status}`;
   const validate = validator(`${responseRef}/content/${pointerToken("application/json")}/schema`);
   expect(validate(body), JSON.stringify(validate.errors)).toBe(true);
 }
@@ -50,30 +62,44 @@ const firstRequestExample = (op: Json) => {
 };
 
 describe("missing credentials", () => {
-  it.each(ops.map((o) => [`${o.method.toUpperCase()} ${o.path}`, o] as const))("%s → 401 in its shape", async (_n, o) => {
-    const res = await call(o.method, concretePath(o.path), { body: firstRequestExample(o.op) });
-    expect(res.status).toBe(401);
-    const body = res.json();
-    expect(body.error_type ?? body.error_code).toBe(o.path.startsWith("/api/v2/manual_eidv") ? "AUTHENTICATION" : "AUTH_FAILED");
-    expectDocumented(o.pointer, o.op, 401, body);
-  });
+  it.each(ops.map((o) => [`${o.method.toUpperCase()} ${o.path}`, o] as const))(
+    "%s → 401 in its shape",
+    async (_n, o) => {
+      const res = await call(o.method, concretePath(o.path), { body: firstRequestExample(o.op) });
+      expect(res.status).toBe(401);
+      const body = res.json();
+      expect(body.error_type ?? body.error_code).toBe(
+        o.path.startsWith("/api/v2/manual_eidv") ? "AUTHENTICATION" : "AUTH_FAILED",
+      );
+      expectDocumented(o.pointer, o.op, 401, body);
+    },
+  );
 });
 
 describe("invalid bodies", () => {
-  const withJson = ops.filter((o) => deref(doc, o.op.requestBody)?.content?.["application/json"] && o.op.responses["422"]);
+  const withJson = ops.filter(
+    (o) => deref(doc, o.op.requestBody)?.content?.["application/json"] && o.op.responses["422"],
+  );
 
-  it.each(withJson.map((o) => [`${o.method.toUpperCase()} ${o.path}`, o] as const))("%s → 422 in its shape", async (_n, o) => {
-    const body = firstRequestExample(o.op);
-    body.unexpected_member = true;
-    const res = await call(o.method, concretePath(o.path), { headers: credentialsFor(o.path), body });
-    expect(res.status).toBe(422);
-    const json = res.json();
-    expectDocumented(o.pointer, o.op, 422, json);
-    if (o.path.startsWith("/api/v2/manual_eidv")) expect(json.validation_errors).toEqual({ unexpected_member: ["is not a permitted member"] });
-  });
+  it.each(withJson.map((o) => [`${o.method.toUpperCase()} ${o.path}`, o] as const))(
+    "%s → 422 in its shape",
+    async (_n, o) => {
+      const body = firstRequestExample(o.op);
+      body.unexpected_member = true;
+      const res = await call(o.method, concretePath(o.path), { headers: credentialsFor(o.path), body });
+      expect(res.status).toBe(422);
+      const json = res.json();
+      expectDocumented(o.pointer, o.op, 422, json);
+      if (o.path.startsWith("/api/v2/manual_eidv"))
+        expect(json.validation_errors).toEqual({ unexpected_member: ["is not a permitted member"] });
+    },
+  );
 
   it("answers a body that is not JSON with 422, never 5xx", async () => {
-    const res = await call("post", "/api/v4/pep_checks", { headers: credentialsFor("/api/v4/pep_checks"), body: "{not json" });
+    const res = await call("post", "/api/v4/pep_checks", {
+      headers: credentialsFor("/api/v4/pep_checks"),
+      body: "{not json",
+    });
     expect(res.status).toBe(422);
     expect(res.json()).toEqual({ error_code: "NOT_CREATED", message: "The request body is not valid JSON." });
   });
@@ -109,16 +135,24 @@ describe("documented errors through Prefer: code=", () => {
 describe("files", () => {
   const binary = ops.filter((o) => deref(doc, o.op.responses["200"]).content?.["application/pdf"]);
 
-  it.each(binary.map((o) => [`${o.method.toUpperCase()} ${o.path}`, o] as const))("%s serves a real PDF", async (_n, o) => {
-    const res = await call(o.method, concretePath(o.path), { headers: credentialsFor(o.path), body: firstRequestExample(o.op) });
-    expect(res.status).toBe(200);
-    expect(res.headers.get("content-type")).toBe("application/pdf");
-    expect(res.headers.get("content-disposition")).toMatch(/filename="[^"]+\.pdf"/);
-    expect(res.bytes.subarray(0, 5).toString("latin1")).toBe("%PDF-");
-  });
+  it.each(binary.map((o) => [`${o.method.toUpperCase()} ${o.path}`, o] as const))(
+    "%s serves a real PDF",
+    async (_n, o) => {
+      const res = await call(o.method, concretePath(o.path), {
+        headers: credentialsFor(o.path),
+        body: firstRequestExample(o.op),
+      });
+      expect(res.status).toBe(200);
+      expect(res.headers.get("content-type")).toBe("application/pdf");
+      expect(res.headers.get("content-disposition")).toMatch(/filename="[^"]+\.pdf"/);
+      expect(res.bytes.subarray(0, 5).toString("latin1")).toBe("%PDF-");
+    },
+  );
 
   it("serves the title search as a zip on request", async () => {
-    const res = await call("get", "/api/v4/properties/7/res", { headers: { ...credentialsFor("/api/v4/"), accept: "application/zip" } });
+    const res = await call("get", "/api/v4/properties/7/res", {
+      headers: { ...credentialsFor("/api/v4/"), accept: "application/zip" },
+    });
     expect(res.headers.get("content-type")).toBe("application/zip");
     expect(res.headers.get("content-disposition")).toMatch(/\.zip"/);
     expect(res.bytes.subarray(0, 4)).toEqual(Buffer.from([0x50, 0x4b, 0x03, 0x04]));
@@ -147,7 +181,11 @@ describe("EDD upload", () => {
       "a file of 10 MB",
       () => {
         const form = new FormData();
-        form.set("file", new Blob([new Uint8Array(10 * 1024 * 1024)], { type: "application/pdf" }), "big.pdf");
+        form.set(
+          "file",
+          new Blob([new Uint8Array(10 * 1024 * 1024)], { type: "application/pdf" }),
+          "big.pdf",
+        );
         return form;
       },
       "FILE_SIZE_TOO_BIG",

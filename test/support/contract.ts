@@ -5,7 +5,7 @@ import { createSchemaValidator } from "../../src/schema-validator.js";
 
 export const HTTP_METHODS = ["get", "put", "post", "delete", "options", "head", "patch", "trace"] as const;
 
-// biome-ignore lint/suspicious/noExplicitAny: a parsed OpenAPI document is walked structurally.
+// A parsed OpenAPI document is walked structurally.
 export type Json = any;
 
 /** The committed OpenAPI bundle. */

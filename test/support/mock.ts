@@ -2,7 +2,11 @@ import type { RunningMock } from "../../mock/server.js";
 import { startMock } from "../../mock/server.js";
 
 export const V2 = { "svc-api-key": "test-key", "svc-secret": "test-secret" };
-export const V4 = { "svc-api-key": "test-key", "svc-date": "2026-11-22T09:30:00.000Z", "svc-signature": "00" };
+export const V4 = {
+  "svc-api-key": "test-key",
+  "svc-date": "2026-11-22T09:30:00.000Z",
+  "svc-signature": "00",
+};
 
 /** Credentials for an operation path, by its version. */
 export const credentialsFor = (path: string) => (path.startsWith("/api/v2/") ? V2 : V4);
