@@ -3,7 +3,7 @@
 import type Ajv2020 from "ajv/dist/2020.js";
 import type { MockOperation } from "./contract-model.js";
 import { type Rejection, rejection, summarise, validationErrors } from "./error-body.js";
-import { formParts } from "./multipart.js";
+import { formParts, multipartBoundary } from "../conformance/multipart.js";
 
 export interface IncomingRequest {
   /** Lower-cased header names. */
@@ -100,8 +100,10 @@ function checkJson(op: MockOperation, req: IncomingRequest, ajv: Ajv2020.default
 function checkUpload(op: MockOperation, req: IncomingRequest): Rejection | undefined {
   const limits = op.body?.file;
   const type = req.headers["content-type"] ?? "";
-  const parts = /^multipart\/form-data\b/i.test(type) ? formParts(req.body, type) : undefined;
-  const files = (parts ?? []).filter((p) => p.name === "file" && p.filename !== undefined);
+  const parts = /^multipart\/form-data\b/i.test(type)
+    ? formParts({ kind: "bytes", bytes: req.body }, multipartBoundary(type))
+    : undefined;
+  const files = (parts ?? []).filter((p) => p.name === "file" && p.fileName !== undefined);
   const reject = (code: string, message: string) =>
     rejection(
       op.shape,
@@ -119,7 +121,7 @@ function checkUpload(op: MockOperation, req: IncomingRequest): Rejection | undef
   if (!file || !limits) return undefined;
   if (file.size >= limits.maxBytesExclusive)
     return reject("FILE_SIZE_TOO_BIG", "The file must be smaller than 10 MB.");
-  const extension = file.filename?.split(".").pop()?.toLowerCase() ?? "";
+  const extension = file.fileName?.split(".").pop()?.toLowerCase() ?? "";
   // A generic type says nothing about the file; the extension decides then.
   const typeOk =
     file.contentType === undefined ||

@@ -1,11 +1,10 @@
 // Bundles the hand-authored AsyncAPI contract into generated/ (npm run build:asyncapi): checks it
 // with the official parser and every message example with ajv, then writes the bundle and the
 // webhook event table. With --check, compares instead of writing and fails when generated/ is stale.
-import { readFileSync, writeFileSync } from "node:fs";
 import { ASYNCAPI_SOURCE, bundleAsyncApi } from "./contract/asyncapi-bundle.js";
 import { EVENTS_FILE, renderEventsModule } from "./contract/asyncapi-events.js";
 import { checkMessageExamples, parseAsyncApi } from "./contract/asyncapi-validate.js";
-import { fromRoot } from "./lib/paths.js";
+import { writeOrCheck } from "./lib/write-generated.js";
 
 const check = process.argv.includes("--check");
 
@@ -23,29 +22,15 @@ try {
   if (failures.length > 0) throw new Error(`${failures.length} message examples do not match their schemas`);
   console.log("every message example matches its schemas");
 
-  let stale = 0;
-  for (const [file, text] of [
-    ["generated/asyncapi.json", bundle.json],
-    ["generated/asyncapi.yaml", bundle.yaml],
-    [EVENTS_FILE, renderEventsModule(bundle.document)],
-  ] as const) {
-    const path = fromRoot(file);
-    if (check) {
-      let current = "";
-      try {
-        current = readFileSync(path, "utf8");
-      } catch {
-        // A missing file is simply stale.
-      }
-      if (current !== text) {
-        console.error(`${file} is stale: run npm run build:asyncapi and commit the result`);
-        stale++;
-      }
-    } else {
-      writeFileSync(path, text);
-      console.log(`wrote ${file}`);
-    }
-  }
+  const stale = writeOrCheck(
+    [
+      ["generated/asyncapi.json", bundle.json],
+      ["generated/asyncapi.yaml", bundle.yaml],
+      [EVENTS_FILE, renderEventsModule(bundle.document)],
+    ],
+    check,
+    "npm run build:asyncapi",
+  );
   process.exitCode = stale > 0 ? 1 : 0;
 } catch (error) {
   console.error(`build:asyncapi: ${(error as Error).message}`);

@@ -1,8 +1,7 @@
 // Lints the hand-authored contracts and bundles them into generated/ (npm run build:contract).
 // With --check, compares instead of writing and fails when generated/ is stale.
-import { readFileSync, writeFileSync } from "node:fs";
 import { bundleContract, lintContract, OPENAPI_SOURCE } from "./contract/openapi-bundle.js";
-import { fromRoot } from "./lib/paths.js";
+import { writeOrCheck } from "./lib/write-generated.js";
 
 const check = process.argv.includes("--check");
 
@@ -15,26 +14,12 @@ if (lint.errors + lint.warnings > 0) {
 console.log(`redocly lint: ${OPENAPI_SOURCE} is clean`);
 
 const bundle = bundleContract(OPENAPI_SOURCE);
-let stale = 0;
-for (const [file, text] of [
-  ["generated/openapi.json", bundle.json],
-  ["generated/openapi.yaml", bundle.yaml],
-] as const) {
-  const path = fromRoot(file);
-  if (check) {
-    let current = "";
-    try {
-      current = readFileSync(path, "utf8");
-    } catch {
-      // A missing file is simply stale.
-    }
-    if (current !== text) {
-      console.error(`${file} is stale: run npm run build:contract and commit the result`);
-      stale++;
-    }
-  } else {
-    writeFileSync(path, text);
-    console.log(`wrote ${file}`);
-  }
-}
+const stale = writeOrCheck(
+  [
+    ["generated/openapi.json", bundle.json],
+    ["generated/openapi.yaml", bundle.yaml],
+  ],
+  check,
+  "npm run build:contract",
+);
 process.exit(stale > 0 ? 1 : 0);
