@@ -2,15 +2,20 @@
 // unknown records, invalid bodies and bad uploads, each in the operation's error shape.
 import type Ajv2020 from "ajv/dist/2020.js";
 import type { MockOperation } from "./contract-model.js";
-import { type Rejection, rejection, summarise, validationErrors } from "./error-body.js";
+import { type Nested, type Rejection, rejection, summarise, validationErrors } from "./error-body.js";
 import { formParts, multipartBoundary } from "../conformance/multipart.js";
 
 export interface IncomingRequest {
   /** Lower-cased header names. */
   headers: Record<string, string | undefined>;
-  body: Buffer;
   /** Path parameter values, in template order. */
   params: string[];
+}
+
+export interface IncomingBody {
+  /** Lower-cased header names. */
+  headers: Record<string, string | undefined>;
+  body: Buffer;
 }
 
 const has = (op: MockOperation, status: number, code: string) =>
@@ -21,12 +26,8 @@ function codeFor(op: MockOperation, status: number, fallback: { A: string; B: st
   return op.errors.get(status)?.[0] ?? fallback[op.shape];
 }
 
-/** The rejection the service would send for this request, or undefined when it is acceptable. */
-export function checkRequest(
-  op: MockOperation,
-  req: IncomingRequest,
-  ajv: Ajv2020.default,
-): Rejection | undefined {
+/** What the service refuses before it reads a body: credentials, browser scripts, unknown records. */
+export function checkHeaders(op: MockOperation, req: IncomingRequest): Rejection | undefined {
   const missing = op.securityHeaders.filter((h) => !req.headers[h.toLowerCase()]);
   if (missing.length > 0) {
     const code = codeFor(op, 401, { A: "AUTHENTICATION", B: "AUTH_FAILED" });
@@ -42,15 +43,29 @@ export function checkRequest(
     const code = codeFor(op, 404, { A: "NOT_FOUND", B: "NOT_FOUND" });
     return rejection(op.shape, 404, code, `No record with this ${op.params[badParam]?.name}.`, {});
   }
+  return undefined;
+}
+
+/** What the service refuses in a body: invalid JSON, a schema violation, a bad upload. */
+export function checkBody(op: MockOperation, req: IncomingBody, ajv: Ajv2020.default): Rejection | undefined {
   if (!op.body) return undefined;
   return op.body.mediaType === "multipart/form-data" ? checkUpload(op, req) : checkJson(op, req, ajv);
 }
 
+/** A body larger than the mock reads: a file too big on the upload, an invalid request elsewhere. */
+export function tooLarge(op: MockOperation): Rejection {
+  if (op.body?.mediaType === "multipart/form-data" && has(op, 400, "FILE_SIZE_TOO_BIG")) {
+    return rejection(op.shape, 400, "FILE_SIZE_TOO_BIG", "The file must be smaller than 10 MB.", {});
+  }
+  return invalid(op, "The request body is too large.", {});
+}
+
+/** A refused body: 422 where the operation documents it (else 400), in the operation's shape. */
 function invalid(
   op: MockOperation,
   message: string,
   request: Record<string, unknown>,
-  details?: object,
+  details?: Nested,
 ): Rejection {
   const status = op.errors.has(422) || !op.errors.has(400) ? 422 : 400;
   const code = codeFor(op, status, { A: "VALIDATION", B: "VALIDATION_FAILED" });
@@ -64,7 +79,7 @@ function invalid(
   );
 }
 
-function checkJson(op: MockOperation, req: IncomingRequest, ajv: Ajv2020.default): Rejection | undefined {
+function checkJson(op: MockOperation, req: IncomingBody, ajv: Ajv2020.default): Rejection | undefined {
   const spec = op.body;
   if (!spec) return undefined;
   const empty = req.body.length === 0;
@@ -97,7 +112,7 @@ function checkJson(op: MockOperation, req: IncomingRequest, ajv: Ajv2020.default
   );
 }
 
-function checkUpload(op: MockOperation, req: IncomingRequest): Rejection | undefined {
+function checkUpload(op: MockOperation, req: IncomingBody): Rejection | undefined {
   const limits = op.body?.file;
   const type = req.headers["content-type"] ?? "";
   const parts = /^multipart\/form-data\b/i.test(type)

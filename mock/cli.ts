@@ -1,24 +1,18 @@
-// npm run mock [-- --port N]: serve the contract mock on 127.0.0.1 (PORT or 4010).
+// npm run mock [-- --port N]: serve the contract mock on 127.0.0.1 (--port, PORT, or 4010).
+import { parsePort, portFlag } from "../scripts/lib/port.js";
 import { startMock } from "./server.js";
 
-function port(): number {
-  const i = process.argv.indexOf("--port");
-  const raw = i >= 0 ? process.argv[i + 1] : process.env.PORT;
-  const value = Number(raw ?? 4010);
-  if (!Number.isInteger(value) || value < 0 || value > 65535) {
-    console.error(`idv mock: --port/PORT must be a port number, got "${raw}"`);
-    process.exit(2);
-  }
-  return value;
-}
-
 try {
-  const mock = await startMock({ port: port(), log: (line) => console.log(line) });
+  const port = parsePort(portFlag(process.argv.slice(2)) ?? process.env.PORT, 4010);
+  const mock = await startMock({ port, log: (line) => console.log(line) });
   console.log(`Contract mock listening on ${mock.url}`);
   const stop = () => mock.close().then(() => process.exit(0));
   process.on("SIGINT", stop);
   process.on("SIGTERM", stop);
 } catch (error) {
-  console.error(`idv mock: could not start: ${error instanceof Error ? error.message : String(error)}`);
-  process.exit(1);
+  const code = (error as NodeJS.ErrnoException)?.code;
+  const reason =
+    code === "EADDRINUSE" ? "the port is in use; pick another with --port or PORT" : (error as Error).message;
+  console.error(`mock: could not start: ${reason}`);
+  process.exit(code === "EADDRINUSE" ? 1 : 2);
 }

@@ -3,8 +3,10 @@ import { randomUUID } from "node:crypto";
 import type { ErrorObject } from "ajv";
 import type { ErrorShape } from "./contract-model.js";
 
-// Validation_errors nest like the request.
-type Nested = { [key: string]: string[] | Nested | any };
+/** validation_errors: nested like the request, an array of messages for each failing member. */
+export interface Nested {
+  [key: string]: string[] | Nested;
+}
 
 export interface Rejection {
   status: number;
@@ -53,33 +55,38 @@ export function memberPath(error: ErrorObject): string[] {
   return segments;
 }
 
+/** The errors that name a member; if/then and oneOf wrappers only repeat what their branches say. */
+const specific = (errors: ErrorObject[]) =>
+  errors.filter((e) => !["if", "oneOf", "anyOf", "allOf", "not"].includes(e.keyword));
+
 /** Messages keyed like the request: one array of messages per failing member. */
 export function validationErrors(errors: ErrorObject[]): Nested {
   const out: Nested = {};
-  // if/then and oneOf wrappers repeat what their branches say.
-  for (const error of errors.filter((e) => !["if", "oneOf", "anyOf", "allOf", "not"].includes(e.keyword))) {
+  for (const error of specific(errors)) {
     const path = memberPath(error);
     const leaf = path.pop() ?? "base";
     let node = out;
     for (const segment of path) {
-      if (Array.isArray(node[segment])) node[segment] = { base: node[segment] };
-      node[segment] ??= {};
-      node = node[segment];
+      const next = node[segment];
+      // A member that has messages and failing members of its own keeps its messages under `base`.
+      const child: Nested = next === undefined ? {} : Array.isArray(next) ? { base: next } : next;
+      node[segment] = child;
+      node = child;
     }
-    const messages: string[] = Array.isArray(node[leaf]) ? node[leaf] : [];
+    const current = node[leaf];
+    const messages = Array.isArray(current) ? current : current?.base;
+    const list = Array.isArray(messages) ? messages : [];
     const message = describeError(error);
-    if (!messages.includes(message)) messages.push(message);
-    if (node[leaf] && !Array.isArray(node[leaf])) node[leaf].base = messages;
-    else node[leaf] = messages;
+    if (!list.includes(message)) list.push(message);
+    if (current !== undefined && !Array.isArray(current)) current.base = list;
+    else node[leaf] = list;
   }
   return out;
 }
 
 /** One line naming the failing members, without their values. */
 export function summarise(errors: ErrorObject[]): string {
-  const members = [
-    ...new Set(errors.filter((e) => e.keyword !== "if").map((e) => memberPath(e).join(".") || "body")),
-  ];
+  const members = [...new Set(specific(errors).map((e) => memberPath(e).join(".") || "body"))];
   return `Validation failed: ${members.slice(0, 5).join(", ")}${members.length > 5 ? ", …" : ""}.`;
 }
 

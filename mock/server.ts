@@ -1,10 +1,11 @@
 // The contract mock: the service's own rejections in front, Prism's example responses behind.
+import { readFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { createSchemaValidator } from "../src/schema-validator.js";
 import { fromRoot } from "../scripts/lib/paths.js";
-import { checkRequest } from "./check-request.js";
-import { loadMockOperations, type MockOperation } from "./contract-model.js";
+import { createSchemaValidator } from "../src/schema-validator.js";
+import { checkBody, checkHeaders, tooLarge } from "./check-request.js";
+import { type ErrorShape, loadMockOperations, type MockOperation } from "./contract-model.js";
 import { type Rejection, rejection } from "./error-body.js";
 import { createPrismEngine } from "./prism-engine.js";
 
@@ -23,8 +24,10 @@ export interface RunningMock {
   close(): Promise<void>;
 }
 
-const MAX_BODY = 20 * 1024 * 1024;
+/** Far above the largest upload the service takes (10 MB); a larger body is refused unread. */
+const MAX_BODY = 12 * 1024 * 1024;
 
+/** The body, or undefined when it is larger than MAX_BODY (the rest is drained, not kept). */
 function readBody(req: IncomingMessage): Promise<Buffer | undefined> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
@@ -38,18 +41,36 @@ function readBody(req: IncomingMessage): Promise<Buffer | undefined> {
   });
 }
 
+/** A path parameter, or undefined when its percent-encoding is broken. */
+function decodeParam(value: string): string | undefined {
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The operation for a method and path, and the operations of the path under other methods. */
 function route(operations: MockOperation[], method: string, path: string) {
+  const others: MockOperation[] = [];
   for (const op of operations) {
     const match = op.pattern.exec(path);
-    if (match && op.method === method) return { op, params: match.slice(1).map(decodeURIComponent) };
+    if (!match) continue;
+    const params = match.slice(1).map(decodeParam);
+    if (params.some((p) => p === undefined)) continue;
+    if (op.method === method) return { op, params: params as string[], others };
+    others.push(op);
   }
-  return undefined;
+  return { others };
 }
+
+/** The shape of a path no operation answers: the shape of its product (shape A for manual verification). */
+const shapeOfPath = (path: string): ErrorShape => (path.startsWith("/api/v2/manual_eidv") ? "A" : "B");
 
 /** Start the mock on a host and port (0 picks a free port). */
 export async function startMock(options: MockOptions = {}): Promise<RunningMock> {
   const spec = options.spec ?? fromRoot("generated/openapi.json");
-  const { doc, operations } = loadMockOperations();
+  const { doc, operations } = loadMockOperations(JSON.parse(readFileSync(spec, "utf8")));
   const ajv = createSchemaValidator();
   ajv.addSchema(doc, "contract.json");
   const answer = await createPrismEngine(spec);
@@ -57,55 +78,74 @@ export async function startMock(options: MockOptions = {}): Promise<RunningMock>
 
   const server = createServer(async (req, res) => {
     const method = (req.method ?? "GET").toUpperCase();
+    // HEAD is GET without the body, as HTTP has it.
+    const asMethod = method === "HEAD" ? "GET" : method;
     const url = new URL(req.url ?? "/", "http://mock.invalid");
     const send = (status: number, headers: Record<string, string>, body: Buffer) => {
       res.writeHead(status, { ...headers, "content-length": String(body.length) });
-      res.end(body);
+      res.end(method === "HEAD" ? undefined : body);
       log(`${method} ${url.pathname} → ${status}`);
     };
-    const sendRejection = (r: Rejection) =>
-      send(r.status, { "content-type": "application/json" }, Buffer.from(JSON.stringify(r.body)));
+    const sendRejection = (r: Rejection, headers: Record<string, string> = {}) =>
+      send(r.status, { ...headers, "content-type": "application/json" }, Buffer.from(JSON.stringify(r.body)));
+    let shape = shapeOfPath(url.pathname);
     try {
-      const body = await readBody(req);
-      const shape = url.pathname.startsWith("/api/v2/manual_eidv") ? "A" : "B";
-      if (body === undefined)
-        return sendRejection(rejection(shape, 413, "FILE_SIZE_TOO_BIG", "The request is too large.", {}));
-      const found = route(operations, method, url.pathname);
-      if (!found)
+      const found = route(operations, asMethod, url.pathname);
+      if (!found.op) {
+        if (found.others.length > 0) {
+          const allow = found.others.map((o) => o.method).join(", ");
+          const message = `${method} is not allowed on this path; use ${allow}.`;
+          return sendRejection(
+            rejection(found.others[0]?.shape ?? shape, 405, "METHOD_NOT_ALLOWED", message, {}),
+            {
+              allow,
+            },
+          );
+        }
         return sendRejection(
           rejection(shape, 404, "NOT_FOUND", `No operation ${method} ${url.pathname}.`, {}),
         );
+      }
+      const { op, params } = found;
+      shape = op.shape;
       const headers: Record<string, string | undefined> = {};
       for (const [k, v] of Object.entries(req.headers)) headers[k] = Array.isArray(v) ? v.join(", ") : v;
-      const refused = checkRequest(found.op, { headers, body, params: found.params }, ajv);
+      const refused = checkHeaders(op, { headers, params });
       if (refused) return sendRejection(refused);
+      const body = await readBody(req);
+      if (body === undefined) return sendRejection(tooLarge(op));
+      const badBody = checkBody(op, { headers, body }, ajv);
+      if (badBody) return sendRejection(badBody);
+
       const query: Record<string, string | string[]> = {};
       for (const [k, v] of url.searchParams) query[k] = v;
-      const isJson = /json/i.test(headers["content-type"] ?? "");
+      // Only a JSON body the contract accepted reaches here; any other body is not Prism's concern.
+      const json = op.body?.mediaType === "application/json" && body.length > 0;
+      // Prism sees the body's headers only with the body they describe.
+      const bodyHeaders = new Set(json ? [] : ["content-type", "content-length", "transfer-encoding"]);
       const out = await answer({
-        method,
+        method: asMethod,
         path: url.pathname,
         query,
         headers: Object.fromEntries(
-          Object.entries(headers).filter((e): e is [string, string] => e[1] !== undefined),
+          Object.entries(headers).filter(
+            (e): e is [string, string] => e[1] !== undefined && !bodyHeaders.has(e[0]),
+          ),
         ),
-        body: isJson && body.length > 0 ? JSON.parse(body.toString("utf8")) : undefined,
+        body: json ? JSON.parse(body.toString("utf8")) : undefined,
       });
       if ("problem" in out) {
-        // Only a Prefer header asking for something the contract lacks gets here.
-        const message = `The mock cannot answer this: ${out.problem}`;
-        return sendRejection(
-          rejection(found.op.shape, out.status >= 400 ? out.status : 500, "MOCK_PREFERENCE", message, {}),
-        );
+        // Only a Prefer header asking for what the contract lacks gets here: a mock-only misuse.
+        const codes = [...op.errors.keys(), 200].sort().join(", ");
+        const message = `The mock has no answer for this Prefer header: ask for a documented status (${codes}) and an example name of that response.`;
+        return sendRejection(rejection(op.shape, 400, "MOCK_PREFERENCE", message, {}));
       }
       send(out.status, out.headers, out.body);
     } catch (error) {
-      const message = error instanceof Error ? error.message : String(error);
-      send(
-        500,
-        { "content-type": "application/json" },
-        Buffer.from(JSON.stringify({ error_code: "MOCK_ERROR", message })),
-      );
+      // The error's own message may quote the request: only its kind is logged, never sent.
+      log(`${method} ${url.pathname} failed: ${(error as Error)?.name ?? "error"}`);
+      const code = shape === "A" ? "SYSTEM" : "MOCK_ERROR";
+      sendRejection(rejection(shape, 500, code, "The mock failed to answer this request.", {}));
     }
   });
 

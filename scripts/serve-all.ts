@@ -3,21 +3,14 @@
 import { startMock } from "../mock/server.js";
 import { DEFAULT_BUILD } from "./docs/build-site.js";
 import { listen } from "./docs/static-server.js";
-
-function port(name: string, fallback: number): number {
-  const raw = process.env[name];
-  const value = raw === undefined || raw === "" ? fallback : Number(raw);
-  if (!Number.isInteger(value) || value < 0 || value > 65535)
-    throw new Error(`${name} must be a port number, got "${raw}"`);
-  return value;
-}
+import { parsePort } from "./lib/port.js";
 
 try {
   const mock = await startMock({
-    port: port("MOCK_PORT", 4010),
+    port: parsePort(process.env.MOCK_PORT, 4010, "MOCK_PORT"),
     log: (line) => console.log(`mock: ${line}`),
   });
-  const docs = await listen(DEFAULT_BUILD.outDir, port("DOCS_PORT", 8080));
+  const docs = await listen(DEFAULT_BUILD.outDir, parsePort(process.env.DOCS_PORT, 8080, "DOCS_PORT"));
   console.log(`\nContract mock: ${mock.url}\nDocs site:     ${docs.url}\n\nCtrl+C stops both.`);
   const stop = () => void Promise.all([mock.close(), docs.close()]).then(() => process.exit(0));
   process.once("SIGINT", stop);

@@ -6,19 +6,11 @@ import { existsSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { buildSite, DEFAULT_BUILD } from "./docs/build-site.js";
 import { listen } from "./docs/static-server.js";
-
-function parsePort(value: string | undefined): number {
-  if (value === undefined || value === "") return 8080;
-  const port = Number(value);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) {
-    throw new Error(`port must be an integer from 0 to 65535, got "${value}"`);
-  }
-  return port;
-}
+import { parsePort } from "./lib/port.js";
 
 async function main(): Promise<void> {
   const { values } = parseArgs({ options: { port: { type: "string" } }, strict: true });
-  const port = parsePort(values.port ?? process.env.PORT);
+  const port = parsePort(values.port ?? process.env.PORT, 8080);
   if (!existsSync(`${DEFAULT_BUILD.outDir}/index.html`) || !existsSync(`${DEFAULT_BUILD.outDir}/api.html`)) {
     console.log("docs:serve: build/docs is missing; building it first");
     await buildSite(DEFAULT_BUILD);

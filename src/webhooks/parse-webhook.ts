@@ -58,7 +58,7 @@ function decode(body: RawBody): unknown {
  */
 function identify(
   payload: unknown,
-  headers: HeadersLike,
+  headers: HeadersLike | null,
   webhookId: string | undefined,
 ): { channel: WebhookChannel | null; event: string } | { error: WebhookError } {
   for (const channel of channelNames) {
@@ -97,7 +97,8 @@ function identify(
     };
   }
   const channel = channelNames.find(
-    (name) => channels[name].eventIn === "payload" && event in channels[name].events,
+    // Own members only: "toString" or "constructor" are names every object answers to.
+    (name) => channels[name].eventIn === "payload" && Object.hasOwn(channels[name].events, event),
   );
   return { channel: channel ?? null, event };
 }
@@ -107,7 +108,7 @@ function identify(
  * check the payload (and headers) against the contract, and return the typed event. An event
  * type the contract does not know is returned with `kind: "unknown"`, never as an error.
  */
-export function parseWebhook(body: RawBody, headers: HeadersLike = {}): ParseWebhookResult {
+export function parseWebhook(body: RawBody, headers: HeadersLike | null = {}): ParseWebhookResult {
   let payload: unknown;
   try {
     payload = decode(body);
@@ -121,7 +122,8 @@ export function parseWebhook(body: RawBody, headers: HeadersLike = {}): ParseWeb
   if ("error" in found) return found;
   const { channel, event } = found;
 
-  const schemas = channel ? channels[channel].events[event] : undefined;
+  const schemas =
+    channel && Object.hasOwn(channels[channel].events, event) ? channels[channel].events[event] : undefined;
   if (!channel || !schemas) return { event: { kind: "unknown", channel, event, payload, webhookId } };
 
   const issues: WebhookIssue[] = [];

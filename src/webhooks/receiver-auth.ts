@@ -23,7 +23,7 @@ const secretOf = (c: ReceiverCredentials) => (c.scheme === "basic" ? `${c.userna
  * authentication needs a challenge round trip and is left to the HTTP server.
  */
 export function checkReceiverAuth(
-  headers: HeadersLike,
+  headers: HeadersLike | null,
   accepted: ReceiverCredentials | readonly ReceiverCredentials[],
 ): ReceiverAuthResult {
   const list = (Array.isArray(accepted) ? accepted : [accepted]) as readonly ReceiverCredentials[];

@@ -1,5 +1,6 @@
 // The mock refuses requests as the service does, in the operation's error shape, and serves
 // real files; every body it sends validates against the contract's response for its status.
+import { request } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningMock } from "../../mock/server.js";
 import {
@@ -153,6 +154,7 @@ describe("files", () => {
     const res = await call("get", "/api/v4/properties/7/res", {
       headers: { ...credentialsFor("/api/v4/"), accept: "application/zip" },
     });
+    expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toBe("application/zip");
     expect(res.headers.get("content-disposition")).toMatch(/\.zip"/);
     expect(res.bytes.subarray(0, 4)).toEqual(Buffer.from([0x50, 0x4b, 0x03, 0x04]));
@@ -214,5 +216,70 @@ describe("browser scripts", () => {
     });
     expect(res.status).toBe(400);
     expect(res.json().error_code).toBe("CRED_AT_RISK");
+  });
+});
+
+describe("odd requests never get a 5xx or another shape", () => {
+  const v4 = credentialsFor("/api/v4/");
+
+  it("ignores a body sent to an operation that takes none", async () => {
+    // fetch will not send a GET with a body; node:http will, as curl does.
+    const { status, text } = await new Promise<{ status: number; text: string }>((resolve, reject) => {
+      const req = request(`${mock.url}/api/v4/outsource_cases/1`, {
+        method: "GET",
+        headers: { ...v4, "content-type": "application/json", "content-length": "15" },
+      });
+      req.on("response", (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (c: Buffer) => chunks.push(c));
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString() }));
+      });
+      req.on("error", reject);
+      req.end("John Smith 1985");
+    });
+    expect(status).toBe(200);
+    expect(text).not.toContain("John Smith");
+  });
+
+  it("answers a broken percent-encoding in the path with 404", async () => {
+    const res = await call("get", "/api/v4/outsource_cases/%E0%A4%A", { headers: v4 });
+    expect(res.status).toBe(404);
+    expect(res.json()).toEqual({ error_code: "NOT_FOUND", message: expect.any(String) });
+  });
+
+  it.each([["example=no-such-example"], ["code=599"], ["code=200, example=no-such-example"]])(
+    "answers Prefer: %s with 400 MOCK_PREFERENCE",
+    async (prefer) => {
+      const res = await call("get", "/api/v4/outsource_cases/1", { headers: { ...v4, prefer } });
+      expect(res.status).toBe(400);
+      expect(res.json().error_code).toBe("MOCK_PREFERENCE");
+    },
+  );
+
+  it("answers HEAD like GET, without a body", async () => {
+    const res = await call("head", "/api/v4/pdf/pep_checks/1", { headers: v4 });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toBe("application/pdf");
+    expect(res.bytes.length).toBe(0);
+  });
+
+  it("answers a known path with the wrong method with 405 and Allow", async () => {
+    const res = await call("delete", "/api/v4/pep_checks", { headers: v4 });
+    expect(res.status).toBe(405);
+    expect(res.headers.get("allow")).toBe("POST");
+    expect(res.json().error_code).toBe("METHOD_NOT_ALLOWED");
+  });
+
+  it("checks credentials before reading an oversized body", async () => {
+    const big = new Uint8Array(13 * 1024 * 1024);
+    const res = await fetch(`${mock.url}/api/v4/outsource_cases/1/upload`, { method: "POST", body: big });
+    expect(res.status).toBe(401);
+    const withKeys = await fetch(`${mock.url}/api/v4/outsource_cases/1/upload`, {
+      method: "POST",
+      headers: { ...v4, "content-type": "multipart/form-data; boundary=x" },
+      body: big,
+    });
+    expect(withKeys.status).toBe(400);
+    expect((await withKeys.json()).error_code).toBe("FILE_SIZE_TOO_BIG");
   });
 });

@@ -268,3 +268,24 @@ describe("an unknown future event type is returned as unknown, never thrown", ()
     });
   });
 });
+
+describe("names every object answers to", () => {
+  it.each([["toString"], ["constructor"], ["__proto__"], ["hasOwnProperty"]])(
+    "an event named %s is unknown, not a crash",
+    (name) => {
+      const result = parseWebhook(JSON.stringify({ event: name, transaction_id: "tx" }), {});
+      expect(result.error).toBeUndefined();
+      expect(result.event?.kind).toBe("unknown");
+    },
+  );
+
+  it.each([["constructor"], ["toString"]])("an X-Workflow-Event-Type of %s is unknown, not a crash", (name) => {
+    const result = parseWebhook("{}", { "x-workflow-event-type": name, "x-workflow-webhook-id": "w-1" });
+    expect(result.error).toBeUndefined();
+    expect(result.event?.kind).toBe("unknown");
+  });
+
+  it("no headers at all is the same as empty headers", () => {
+    expect(parseWebhook("{}", null).error?.kind).toBe("unknown_channel");
+  });
+});
