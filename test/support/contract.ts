@@ -13,9 +13,9 @@ export function loadOpenApi(): Json {
   return JSON.parse(readFileSync(fromRoot("generated/openapi.json"), "utf8"));
 }
 
-/** The interface document the contract is written from. */
+/** The interface document the contract is written from (x-gap quotes must be its exact words). */
 export function loadInterfaceDocument(): string {
-  return readFileSync(fromRoot("../shared/seed/identity-verification-interface.md"), "utf8");
+  return readFileSync(fromRoot("docs/interface-document.md"), "utf8");
 }
 
 /** Escape one JSON pointer token. */
