@@ -23,6 +23,8 @@ async function ours(): Promise<Judge> {
   const checker = await openConformanceChecker();
   return (line, index) => {
     const result = checker.checkExchange(exchangeFromNdjson(JSON.parse(line), index, index + 1));
+    // The bench's own bookkeeping: a clean result has no checks to list, so none are collected.
+    if (result.violations.length === 0 && result.warnings.length === 0) return { ok: result.ok, checks: [] };
     return {
       ok: result.ok,
       checks: [...new Set([...result.violations, ...result.warnings].map((v) => v.check))],

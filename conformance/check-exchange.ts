@@ -1,4 +1,12 @@
-import type { ContractModel, MediaModel, OperationModel, ResponseModel } from "./contract-model.js";
+import type {
+  Coercion,
+  ContractModel,
+  HeaderModel,
+  MediaModel,
+  OperationModel,
+  ParameterModel,
+  ResponseModel,
+} from "./contract-model.js";
 import { isJsonMediaType } from "./contract-model.js";
 import { DescribedMembers } from "./described-members.js";
 import { type Exchange, type HeaderMap, isEmptyBody, type RecordedBody } from "./exchange.js";
@@ -15,12 +23,30 @@ const NOT_JSON = Symbol("not JSON");
 
 const NOT_PARSED = Symbol("not parsed yet");
 
+/**
+ * Whether a text cannot start a JSON value: its first non-blank character opens none. Such bodies
+ * (a PDF, an HTML page, multipart) are common in broken traffic, and a throwing JSON.parse is slow.
+ */
+function cannotBeJson(text: string): boolean {
+  let i = 0;
+  let c = text.charCodeAt(0);
+  // JSON's whitespace: space, tab, line feed, carriage return.
+  while (c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d) c = text.charCodeAt(++i);
+  // An object, an array, a string, true, false or null: JSON.parse decides.
+  if (c === 0x7b || c === 0x5b || c === 0x22 || c === 0x74 || c === 0x66 || c === 0x6e) return false;
+  // A number: a digit, or a minus sign followed by one.
+  if (c === 0x2d) c = text.charCodeAt(i + 1);
+  return !(c >= 0x30 && c <= 0x39);
+}
+
 /** The JSON value of a body, or NOT_JSON when it does not parse. */
 function parseJson(body: RecordedBody): unknown {
   if (body.kind === "json") return body.value;
   if (body.kind === "form") return NOT_JSON;
+  const text = body.kind === "text" ? body.text : body.bytes.toString("utf8");
+  if (cannotBeJson(text)) return NOT_JSON;
   try {
-    return JSON.parse(body.kind === "text" ? body.text : body.bytes.toString("utf8"));
+    return JSON.parse(text);
   } catch {
     return NOT_JSON;
   }
@@ -28,30 +54,22 @@ function parseJson(body: RecordedBody): unknown {
 
 const list = (values: string[]): string => values.join(", ");
 
-const coercions = new WeakMap<object, "number" | "boolean" | "none">();
-
 /** Turn a recorded parameter string into the JSON type its schema expects, so the schema can judge it. */
-function coerce(value: string, schema: Json): unknown {
-  if (!schema || typeof schema !== "object") return value;
-  let as = coercions.get(schema);
-  if (as === undefined) {
-    const types: string[] = [schema.type ?? []].flat();
-    as =
-      types.includes("integer") || types.includes("number")
-        ? "number"
-        : types.includes("boolean")
-          ? "boolean"
-          : "none";
-    coercions.set(schema, as);
-  }
+function coerce(value: string, as: Coercion): unknown {
   if (as === "number" && /^-?\d+(\.\d+)?([eE][+-]?\d+)?$/.test(value)) return Number(value);
   if (as === "boolean" && (value === "true" || value === "false")) return value === "true";
   return value;
 }
 
+/** Where a parameter's findings point: `/query/name`. */
+const parameterPointer = (parameter: ParameterModel): string =>
+  `/${parameter.in}/${pointerToken(parameter.name)}`;
+
 /** Checks recorded HTTP exchanges against a compiled contract. */
 export class ExchangeChecker {
   private readonly described: DescribedMembers;
+  /** `x-file-constraints` of form part schemas (`value` undefined when a schema has none). */
+  private readonly constraints = new WeakMap<object, { value: Json }>();
 
   constructor(private readonly model: ContractModel) {
     this.described = new DescribedMembers(model.document);
@@ -133,7 +151,8 @@ export class ExchangeChecker {
       if (parameter.in === "path") {
         const value = pathParams[parameter.name];
         try {
-          raw = value === undefined ? undefined : decodeURIComponent(value);
+          // Most segments hold no escape: nothing to decode.
+          raw = value === undefined || !value.includes("%") ? value : decodeURIComponent(value);
         } catch {
           findings.fail(
             "request.parameter",
@@ -146,17 +165,16 @@ export class ExchangeChecker {
       } else if (parameter.in === "query") {
         raw = exchange.request.query[parameter.name]?.[0];
       } else if (parameter.in === "header") {
-        raw = exchange.request.headers[parameter.name.toLowerCase()];
+        raw = exchange.request.headers[parameter.headerName];
       } else {
         continue;
       }
-      const pointer = () => `/${parameter.in}/${pointerToken(parameter.name)}`;
       if (raw === undefined || raw === "") {
         if (parameter.required) {
           findings.fail(
             "request.parameter",
             "request_parameters",
-            pointer(),
+            parameterPointer(parameter),
             `required ${parameter.in} parameter is missing`,
           );
         }
@@ -164,10 +182,10 @@ export class ExchangeChecker {
       }
       if (!parameter.schemaPointer) continue;
       const value =
-        parameter.in === "query" && [parameter.schema?.type].flat().includes("array")
-          ? (exchange.request.query[parameter.name] ?? []).map((v) => coerce(v, parameter.schema?.items))
-          : coerce(raw, parameter.schema);
-      const validate = this.model.validator(parameter.schemaPointer);
+        parameter.in === "query" && parameter.array
+          ? (exchange.request.query[parameter.name] ?? []).map((v) => coerce(v, parameter.itemCoercion))
+          : coerce(raw, parameter.coercion);
+      const validate = this.model.validatorOf(parameter as ParameterModel & { schemaPointer: string });
       if (!validate(value))
         reportSchemaErrors(
           findings,
@@ -175,7 +193,7 @@ export class ExchangeChecker {
           "request_parameters",
           validate.errors,
           value,
-          pointer(),
+          parameterPointer(parameter),
         );
     }
   }
@@ -222,7 +240,7 @@ export class ExchangeChecker {
         );
         return;
       }
-      const validate = this.model.validator(media.schemaPointer);
+      const validate = this.model.validatorOf(media);
       if (!validate(value))
         reportSchemaErrors(findings, "request.body", "request_body_schema", validate.errors, value);
       return;
@@ -281,7 +299,7 @@ export class ExchangeChecker {
       );
       return;
     }
-    const schema = this.model.resolve(media.schema ?? {}, media.schemaPointer).node ?? {};
+    const schema = this.resolvedSchema(media);
     const properties: Record<string, Json> = schema.properties ?? {};
     const closed = schema.unevaluatedProperties === false || schema.additionalProperties === false;
     for (const name of schema.required ?? []) {
@@ -296,9 +314,10 @@ export class ExchangeChecker {
     }
     const seen = new Set<string>();
     for (const part of parts) {
-      const pointer = `/${pointerToken(part.name)}`;
+      // Made only for a finding: masking the name runs several patterns.
+      const pointer = () => `/${pointerToken(part.name)}`;
       if (seen.has(part.name))
-        findings.fail("request.body", "request_body_schema", pointer, "the part is sent more than once");
+        findings.fail("request.body", "request_body_schema", pointer(), "the part is sent more than once");
       seen.add(part.name);
       const property = properties[part.name];
       if (!property) {
@@ -306,18 +325,18 @@ export class ExchangeChecker {
           findings.fail(
             "request.body",
             "request_body_schema",
-            pointer,
+            pointer(),
             "part is not described by the contract",
           );
         continue;
       }
-      const constraints = this.model.resolve(property, "").node?.["x-file-constraints"];
+      const constraints = this.fileConstraints(property);
       if (!constraints) continue;
       if (typeof constraints.maxBytesExclusive === "number" && part.size >= constraints.maxBytesExclusive) {
         findings.fail(
           "request.body",
           "request_body_schema",
-          pointer,
+          pointer(),
           `the file must be smaller than ${constraints.maxBytesExclusive} bytes (is ${part.size})`,
         );
       }
@@ -330,7 +349,7 @@ export class ExchangeChecker {
         findings.fail(
           "request.body",
           "request_body_schema",
-          pointer,
+          pointer(),
           `file media type ${shown} is not accepted (${list(constraints.mediaTypes)})`,
         );
       }
@@ -345,7 +364,7 @@ export class ExchangeChecker {
         findings.fail(
           "request.body",
           "request_body_schema",
-          pointer,
+          pointer(),
           `file extension ${safeToken(extension) || "(none)"} is not accepted (${list(constraints.extensions)})`,
         );
       }
@@ -359,7 +378,7 @@ export class ExchangeChecker {
     check: "request_body_schema" | "response_body_schema",
     findings: FindingList,
   ): void {
-    const schema = this.model.resolve(media.schema ?? {}, media.schemaPointer).node ?? {};
+    const schema = this.resolvedSchema(media);
     const declared =
       typeof schema.contentMediaType === "string" ? schema.contentMediaType.toLowerCase() : media.mediaType;
     const signed = hasSignature(body, declared);
@@ -373,12 +392,34 @@ export class ExchangeChecker {
     }
   }
 
+  /** A media type's schema with its `$ref`s followed, resolved on first use. */
+  private resolvedSchema(media: MediaModel): Json {
+    if (media.resolved === undefined)
+      media.resolved = this.model.resolve(media.schema ?? {}, media.schemaPointer).node ?? {};
+    return media.resolved;
+  }
+
+  /** The `x-file-constraints` of a form part's schema, resolved once per schema. */
+  private fileConstraints(property: Json): Json {
+    if (typeof property !== "object" || property === null)
+      return this.model.resolve(property, "").node?.["x-file-constraints"];
+    let found = this.constraints.get(property);
+    if (found === undefined) {
+      found = { value: this.model.resolve(property, "").node?.["x-file-constraints"] };
+      this.constraints.set(property, found);
+    }
+    return found.value;
+  }
+
   private responseModel(op: OperationModel, status: number): ResponseModel | undefined {
-    return (
+    if (op.byStatus.has(status)) return op.byStatus.get(status);
+    const model =
       op.responses.get(String(status)) ??
       op.responses.get(`${Math.floor(status / 100)}XX`) ??
-      op.responses.get("DEFAULT")
-    );
+      op.responses.get("DEFAULT");
+    // Statuses are a bounded set (0-999), so the memo stays small.
+    op.byStatus.set(status, model);
+    return model;
   }
 
   private checkResponse(op: OperationModel, exchange: Exchange, findings: FindingList): void {
@@ -410,7 +451,7 @@ export class ExchangeChecker {
       parsedBody = parseJson(body);
       const value = parsedBody;
       if (value !== NOT_JSON) {
-        const validate = this.model.validator(op.errorShape.schemaPointer);
+        const validate = this.model.validatorOf(op.errorShape);
         if (!validate(value)) {
           shapeBroken = true;
           const before = findings.violations.length;
@@ -435,22 +476,28 @@ export class ExchangeChecker {
 
   private checkResponseHeaders(model: ResponseModel, headers: HeaderMap, findings: FindingList): void {
     for (const header of model.headers) {
-      const pointer = `/${pointerToken(header.name)}`;
-      const value = headers[header.name.toLowerCase()];
+      const value = headers[header.lowerName];
       if (value === undefined) {
         if (header.required)
           findings.fail(
             "response.header",
             "response_headers",
-            pointer,
+            `/${pointerToken(header.name)}`,
             `the required ${header.name} header is missing`,
           );
         continue;
       }
       if (!header.schemaPointer) continue;
-      const validate = this.model.validator(header.schemaPointer);
+      const validate = this.model.validatorOf(header as HeaderModel & { schemaPointer: string });
       if (!validate(value))
-        reportSchemaErrors(findings, "response.header", "response_headers", validate.errors, value, pointer);
+        reportSchemaErrors(
+          findings,
+          "response.header",
+          "response_headers",
+          validate.errors,
+          value,
+          `/${pointerToken(header.name)}`,
+        );
     }
   }
 
@@ -512,7 +559,7 @@ export class ExchangeChecker {
       }
       // A body of the wrong error shape has been reported by error_shape; the narrowed schema would repeat it.
       if (shapeBroken) return;
-      const validate = this.model.validator(media.schemaPointer);
+      const validate = this.model.validatorOf(media);
       if (!validate(value))
         reportSchemaErrors(findings, "response.body", "response_body_schema", validate.errors, value);
       if (media.schema) this.described.warnUndescribed(media.schema, value, findings, "response.body");

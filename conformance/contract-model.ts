@@ -11,6 +11,10 @@ export interface MediaModel {
   mediaType: string;
   schemaPointer: string;
   schema: Json;
+  /** The validator of `schemaPointer`, kept here on first use (see ContractModel.validatorOf). */
+  validate?: ValidateFunction;
+  /** The schema with its `$ref`s followed, kept here on first use. */
+  resolved?: Json;
 }
 
 /** A documented parameter. */
@@ -20,13 +24,24 @@ export interface ParameterModel {
   required: boolean;
   schemaPointer?: string;
   schema?: Json;
+  /** The name as recorded headers are keyed (lower-cased), for header parameters. */
+  headerName: string;
+  /** Whether a query parameter's schema takes an array (every recorded value is then checked). */
+  array: boolean;
+  /** What a recorded value is turned into before the schema judges it, and each item of an array. */
+  coercion: Coercion;
+  itemCoercion: Coercion;
+  validate?: ValidateFunction;
 }
 
 /** A documented response header. */
 export interface HeaderModel {
   name: string;
+  /** The name as recorded headers are keyed (lower-cased). */
+  lowerName: string;
   required: boolean;
   schemaPointer?: string;
+  validate?: ValidateFunction;
 }
 
 /** A documented response of one status key (`200`, `4XX` or `default`). */
@@ -49,7 +64,20 @@ export interface OperationModel {
   requestBody?: { required: boolean; media: MediaModel[] };
   responses: Map<string, ResponseModel>;
   /** The schema every 4xx/5xx JSON body of this operation is built on (the error shape). */
-  errorShape?: { name: string; schemaPointer: string };
+  errorShape?: { name: string; schemaPointer: string; validate?: ValidateFunction };
+  /** Responses by recorded status, memoised as statuses are met (undefined: none documented). */
+  byStatus: Map<number, ResponseModel | undefined>;
+}
+
+/** The JSON type a recorded parameter string is read as: its schema's number or boolean type, or text. */
+export type Coercion = "number" | "boolean" | "none";
+
+/** The coercion a parameter schema asks for (a schema without a type keeps the text). */
+export function coercionOf(schema: Json): Coercion {
+  if (!schema || typeof schema !== "object") return "none";
+  const types: unknown[] = [schema.type ?? []].flat();
+  if (types.includes("integer") || types.includes("number")) return "number";
+  return types.includes("boolean") ? "boolean" : "none";
 }
 
 /** Escape one JSON pointer token. */
@@ -95,6 +123,16 @@ export class ContractModel {
     return this.compiler.validator(schemaPointer);
   }
 
+  /** The validator of a model's schema, looked up once and kept on the model (checks run per exchange). */
+  validatorOf(holder: { schemaPointer: string; validate?: ValidateFunction }): ValidateFunction {
+    let validate = holder.validate;
+    if (validate === undefined) {
+      validate = this.compiler.validator(holder.schemaPointer);
+      holder.validate = validate;
+    }
+    return validate;
+  }
+
   /** Every schema pointer a check may validate against: what build-time validators must cover. */
   schemaPointers(): string[] {
     const pointers = new Set<string>();
@@ -132,6 +170,9 @@ export class ContractModel {
       mediaType: mediaType.toLowerCase(),
       schemaPointer: `${pointer}/${escapeToken(mediaType)}/schema`,
       schema: m?.schema,
+      // Present from the start so every model keeps one shape when they are filled in.
+      validate: undefined,
+      resolved: undefined,
     }));
   }
 
@@ -153,6 +194,11 @@ export class ContractModel {
           required: node.in === "path" || node.required === true,
           schemaPointer: node.schema ? `${at}/schema` : undefined,
           schema: node.schema,
+          headerName: String(node.name).toLowerCase(),
+          array: [node.schema?.type].flat().includes("array"),
+          coercion: coercionOf(node.schema),
+          itemCoercion: coercionOf(node.schema?.items),
+          validate: undefined,
         });
       });
     addParameters(pathParameters, `${pointer.slice(0, pointer.lastIndexOf("/"))}/parameters`);
@@ -175,8 +221,10 @@ export class ContractModel {
         const header = this.resolve(rawHeader, `${response.pointer}/headers/${escapeToken(name)}`);
         return {
           name,
+          lowerName: name.toLowerCase(),
           required: header.node.required === true,
           schemaPointer: header.node.schema ? `${header.pointer}/schema` : undefined,
+          validate: undefined,
         };
       });
       responses.set(key.toUpperCase(), {
@@ -204,6 +252,7 @@ export class ContractModel {
       requestBody,
       responses,
       errorShape: this.errorShape(responses),
+      byStatus: new Map(),
     };
   }
 
@@ -223,7 +272,11 @@ export class ContractModel {
     const best = [...counts.entries()].sort((a, b) => b[1] - a[1])[0]?.[0];
     if (!best) return undefined;
     const schema = this.resolve({ $ref: best }, "");
-    return { name: schema.node.title ?? best.slice(best.lastIndexOf("/") + 1), schemaPointer: best.slice(1) };
+    return {
+      name: schema.node.title ?? best.slice(best.lastIndexOf("/") + 1),
+      schemaPointer: best.slice(1),
+      validate: undefined,
+    };
   }
 }
 

@@ -72,6 +72,7 @@ function itemShape(shape: Shape): Shape | null {
 /** Walks a document's schemas to find members an instance has but the schema does not describe. */
 export class DescribedMembers {
   private readonly cache = new WeakMap<object, Shape>();
+  private readonly roots = new WeakMap<object, Shape>();
 
   constructor(private readonly document: Schema) {}
 
@@ -83,7 +84,20 @@ export class DescribedMembers {
     where: FindingLocation,
     check: CheckName = "response_body_schema",
   ): void {
-    this.walk(this.shape(schema), instance, [], findings, where, check);
+    // Only objects and arrays have members to look at.
+    if (instance === null || typeof instance !== "object") return;
+    this.walk(this.rootShape(schema), instance, [], findings, where, check);
+  }
+
+  /** The shape of a media type's schema, kept per schema object: resolving `$ref`s allocates. */
+  private rootShape(schema: Schema): Shape {
+    if (schema === null || typeof schema !== "object") return this.shape(schema);
+    let shape = this.roots.get(schema);
+    if (shape === undefined) {
+      shape = this.shape(schema);
+      this.roots.set(schema, shape);
+    }
+    return shape;
   }
 
   // The path is a stack of keys turned into a pointer only when a warning is made: most walks make none.

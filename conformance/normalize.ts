@@ -19,6 +19,20 @@ function addHeader(out: HeaderMap, name: unknown, value: unknown, where: string)
   out[key] = before === undefined ? text : `${before}, ${text}`;
 }
 
+/**
+ * Whether parsed headers already are a HeaderMap (names lower-case, values text), as recorders mostly
+ * write them: then they are used as they are rather than copied, header by header, for every exchange.
+ */
+function isNormalized(raw: Record<string, unknown>): boolean {
+  if (Object.getPrototypeOf(raw) !== Object.prototype) return false;
+  for (const name in raw) {
+    if (!Object.hasOwn(raw, name)) return false;
+    // "__proto__" cannot be copied as a plain member; the copying path decides what it becomes.
+    if (typeof raw[name] !== "string" || name.toLowerCase() !== name || name === "__proto__") return false;
+  }
+  return true;
+}
+
 /** Headers from an object (`{name: value}`) or a HAR-style array (`[{name, value}]`), names lower-cased. */
 export function normalizeHeaders(raw: Raw, where: string): HeaderMap {
   const out: HeaderMap = {};
@@ -30,6 +44,7 @@ export function normalizeHeaders(raw: Raw, where: string): HeaderMap {
       addHeader(out, h.name, h.value, where);
     }
   } else if (typeof raw === "object") {
+    if (isNormalized(raw)) return raw;
     for (const name in raw) addHeader(out, name, raw[name], where);
   } else {
     throw new EntryError(`${where} must be an object or an array of {name, value}`);

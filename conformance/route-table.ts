@@ -44,15 +44,18 @@ const segmentCount = (path: string): number => {
  */
 export class RouteTable<T> {
   private readonly buckets = new Map<number, CompiledRoute<T>[]>();
-  private readonly all: CompiledRoute<T>[] = [];
+  /** Every route by segment count, in the order given (the hint names the first that matches). */
+  private readonly bySegments = new Map<number, CompiledRoute<T>[]>();
   private readonly basePaths: string[];
 
   /** @param basePaths prefixes stripped from recorded paths before matching (e.g. a server URL's path) */
   constructor(routes: { template: string; method: string; target: T }[], basePaths: string[] = []) {
     for (const route of routes) {
       const compiled = { ...route, method: route.method.toUpperCase(), ...compileTemplate(route.template) };
-      this.all.push(compiled);
       const key = segmentCount(route.template);
+      const same = this.bySegments.get(key);
+      if (same) same.push(compiled);
+      else this.bySegments.set(key, [compiled]);
       const bucket = this.buckets.get(key) ?? [];
       bucket.push(compiled);
       bucket.sort((a, b) => Number(b.literal) - Number(a.literal));
@@ -87,9 +90,7 @@ export class RouteTable<T> {
         continue;
       }
       const params: Record<string, string> = {};
-      route.names.forEach((name, i) => {
-        params[name] = m[i + 1] ?? "";
-      });
+      for (let i = 0; i < route.names.length; i++) params[route.names[i] as string] = m[i + 1] ?? "";
       return { kind: "found", target: route.target, params };
     }
     if (allowed) return { kind: "method-not-allowed", allowed: [...new Set(allowed)] };
@@ -100,8 +101,11 @@ export class RouteTable<T> {
   private prefixHint(method: string, path: string): string | undefined {
     const segments = path.split("/");
     for (let cut = 2; cut < segments.length; cut++) {
+      // Only routes of as many segments as the rest can match it.
+      const candidates = this.bySegments.get(segments.length - cut);
+      if (!candidates) continue;
       const rest = `/${segments.slice(cut).join("/")}`;
-      const found = this.all.find((r) => r.method === method && r.regex.test(rest));
+      const found = candidates.find((r) => r.method === method && r.regex.test(rest));
       if (found) {
         const prefix = safePath(segments.slice(0, cut).join("/"));
         return `the path matches ${found.method} ${found.template} after the prefix ${prefix}: pass --base-path ${prefix} if that is the server's base path`;
