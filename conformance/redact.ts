@@ -2,27 +2,12 @@
 // identify a person or unlock an account. Keys and path segments are recorded values too, so those that
 // look like personal data (an e-mail used as a key, a phone number in a path) are masked.
 
-const SENSITIVE_TOKEN = [
-  /@/, // e-mail addresses
-  /\d[\d\s().+-]{5,}\d/, // phone, document and card numbers
-  /^\d{1,3}(\.\d{1,3}){3}$/, // IPv4
-  /^[0-9a-f]*:[0-9a-f:]+$/i, // IPv6
-  /\d{1,4}[-/.]\d{1,2}[-/.]\d{1,4}/, // dates
-  /\s/, // free text (names, addresses) never makes a key or segment of this API
-];
+import { pointerToken, REDACTED, safeToken } from "../src/redact.js";
 
-/** Any of SENSITIVE_TOKEN's number shapes anywhere in a path: then each segment is looked at. */
+export { pointerToken, REDACTED, safeToken };
+
+/** Any of safeToken's number shapes anywhere in a path: then each segment is looked at. */
 const LOOKS_SENSITIVE = /\d[\d().+-]{5,}\d|\d{1,4}[-/.]\d{1,2}[-/.]\d{1,4}/;
-
-/** The text shown in place of a masked value. */
-export const REDACTED = "[redacted]";
-
-/** A key or path segment, masked when it looks like personal data. */
-export function safeToken(token: string): string {
-  if (token.length > 64) return REDACTED;
-  for (const pattern of SENSITIVE_TOKEN) if (pattern.test(token)) return REDACTED;
-  return token;
-}
 
 function hasLongSegment(path: string): boolean {
   let start = 0;
@@ -51,12 +36,6 @@ export function safePath(path: string): string {
       return safeToken(decoded) === REDACTED ? REDACTED : segment;
     })
     .join("/");
-}
-
-/** A JSON pointer token: `~` and `/` escaped, masked when it looks like personal data. */
-export function pointerToken(token: string | number): string {
-  if (typeof token === "number") return String(token);
-  return safeToken(token).replace(/~/g, "~0").replace(/\//g, "~1");
 }
 
 /** The media type of a Content-Type value, lower-cased, without parameters. */

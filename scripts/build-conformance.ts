@@ -1,13 +1,14 @@
 // npm run build:conformance: generate generated/conformance-validators.js, the conformance suite's
 // validators as ajv standalone code, so that the CLI starts without ajv's compiler.
 // `--check` fails instead of writing when the committed file is stale.
-import { readFileSync, writeFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import standaloneCode from "ajv/dist/standalone/index.js";
 import { ContractModel, type Json } from "../conformance/contract-model.js";
 import { contractDigest } from "../conformance/precompiled.js";
 import { createSchemaValidator } from "../src/schema-validator.js";
 import { commentHeader } from "./lib/generated-header.js";
 import { fromRoot } from "./lib/paths.js";
+import { writeOrCheck } from "./lib/write-generated.js";
 
 const OUT = "generated/conformance-validators.js";
 const SOURCE = "generated/openapi.json";
@@ -40,23 +41,12 @@ ${table}
 
 function main(): void {
   const document = JSON.parse(readFileSync(fromRoot(SOURCE), "utf8"));
-  const next = buildValidatorsModule(document);
-  const path = fromRoot(OUT);
-  if (process.argv.includes("--check")) {
-    let current = "";
-    try {
-      current = readFileSync(path, "utf8");
-    } catch {
-      // Missing counts as stale.
-    }
-    if (current !== next) {
-      process.stderr.write(`${OUT} is stale: run npm run build:conformance\n`);
-      process.exitCode = 1;
-    }
-    return;
-  }
-  writeFileSync(path, next);
-  process.stdout.write(`wrote ${OUT} (${Math.round(next.length / 1024)} kB)\n`);
+  const stale = writeOrCheck(
+    [[OUT, buildValidatorsModule(document)]],
+    process.argv.includes("--check"),
+    "npm run build:conformance",
+  );
+  process.exitCode = stale > 0 ? 1 : 0;
 }
 
 if (process.argv[1] && import.meta.url === new URL(`file://${process.argv[1]}`).href) main();

@@ -1,5 +1,6 @@
 import type { ErrorObject } from "ajv";
 import { webhookChannels } from "../../generated/webhook-events.js";
+import { safePointer } from "../redact.js";
 import { declaredProperties, validatorAt } from "./contract.js";
 import { type HeadersLike, readHeader } from "./headers.js";
 import type {
@@ -41,7 +42,8 @@ function issueOf(part: WebhookIssue["in"], e: ErrorObject): WebhookIssue {
   // ajv's messages name the rule (type, pattern, allowed values), never the data: safe to repeat.
   return {
     in: part,
-    pointer: pointer || "/",
+    // Keys of free-form objects come from the sender and may be personal data.
+    pointer: safePointer(pointer) || "/",
     message: missing ? "is required" : (e.message ?? "is invalid"),
   };
 }

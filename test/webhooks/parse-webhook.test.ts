@@ -279,13 +279,28 @@ describe("names every object answers to", () => {
     },
   );
 
-  it.each([["constructor"], ["toString"]])("an X-Workflow-Event-Type of %s is unknown, not a crash", (name) => {
-    const result = parseWebhook("{}", { "x-workflow-event-type": name, "x-workflow-webhook-id": "w-1" });
-    expect(result.error).toBeUndefined();
-    expect(result.event?.kind).toBe("unknown");
-  });
+  it.each([["constructor"], ["toString"]])(
+    "an X-Workflow-Event-Type of %s is unknown, not a crash",
+    (name) => {
+      const result = parseWebhook("{}", { "x-workflow-event-type": name, "x-workflow-webhook-id": "w-1" });
+      expect(result.error).toBeUndefined();
+      expect(result.event?.kind).toBe("unknown");
+    },
+  );
 
   it("no headers at all is the same as empty headers", () => {
     expect(parseWebhook("{}", null).error?.kind).toBe("unknown_channel");
+  });
+});
+
+describe("pointers never repeat personal data", () => {
+  it("masks a free-form key that looks like a name and a date", () => {
+    const delivery = deliveryOf("completed");
+    const payload = structuredClone(delivery.payload) as Json;
+    payload.verification.tampering_checks.details = { "Aroha Ngata 1985-03-14": "yes" };
+    const result = parseWebhook(JSON.stringify(payload), delivery.headers);
+    expect(result.error?.kind).toBe("schema_violation");
+    expect(result.error?.pointer).toBe("/verification/tampering_checks/details/[redacted]");
+    expect(JSON.stringify(result.error)).not.toMatch(/Aroha|1985/);
   });
 });
