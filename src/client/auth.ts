@@ -1,5 +1,5 @@
 import type { Middleware } from "openapi-fetch";
-import { factsOf } from "./facts.js";
+import { factsOf, type OperationFacts } from "./facts.js";
 import type { Signer } from "./signer.js";
 import { SigningRequest } from "./signing-request.js";
 
@@ -7,21 +7,37 @@ export interface AuthOptions {
   apiKey: string;
   secret: string;
   signer: Signer;
-  now: () => Date;
+  /** The Svc-Date value for a request being signed now. */
+  date: () => string;
+}
+
+/** The Svc-Date clock: the caller's `now`, or the system clock formatted at most once per millisecond. */
+export function svcDate(now?: () => Date): () => string {
+  if (now) return () => now().toISOString();
+  let ms = Number.NaN;
+  let text = "";
+  return () => {
+    const at = Date.now();
+    // Formatting costs more than reading the clock; requests within one millisecond share the text.
+    if (at !== ms) text = new Date((ms = at)).toISOString();
+    return text;
+  };
 }
 
 const EMPTY = new Uint8Array(0);
 
 /** Set Svc-Date and Svc-Signature on a v4 request, over exactly these body bytes. */
 export function signRequest(request: Request, body: Uint8Array, options: AuthOptions): void | Promise<void> {
-  const date = options.now().toISOString();
+  const date = options.date();
   const signature = options.signer({ date, body, method: request.method, url: request.url });
-  const set = (value: string) => {
-    request.headers.set("Svc-Date", date);
-    request.headers.set("Svc-Signature", value);
-  };
   // A synchronous signer (node:crypto, or the caller's) keeps the whole request free of extra awaits.
-  return typeof signature === "string" ? set(signature) : signature.then(set);
+  if (typeof signature === "string") return setSignature(request.headers, date, signature);
+  return signature.then((value) => setSignature(request.headers, date, value));
+}
+
+function setSignature(headers: Headers, date: string, signature: string): void {
+  headers.set("Svc-Date", date);
+  headers.set("Svc-Signature", signature);
 }
 
 async function signReadBody(request: Request, options: AuthOptions): Promise<Request> {
@@ -32,28 +48,43 @@ async function signReadBody(request: Request, options: AuthOptions): Promise<Req
   return signed;
 }
 
-/** Middleware adding each operation's credentials: v2 key and secret, or v4 key, date and signature. */
+/** Refuse a method and path that are not an operation of the contract. */
+export function operationError(method: string, schemaPath: string): Error {
+  return new Error(`idv-contract: ${method} ${schemaPath} is not an operation of the contract`);
+}
+
+/**
+ * Add one operation's credentials: v2 key and secret, or v4 key, date and signature over the body bytes.
+ * Undefined when done on this very request; otherwise a promise of the request to send.
+ */
+export function authorize(
+  request: Request,
+  facts: OperationFacts,
+  options: AuthOptions,
+): undefined | Promise<Request> {
+  if (facts.auth === "none") return undefined;
+  const headers = request.headers;
+  headers.set("Svc-API-Key", options.apiKey);
+  if (facts.auth === "v2") {
+    headers.set("Svc-Secret", options.secret);
+    return undefined;
+  }
+  // v4: the secret only keys the signature and never travels, whatever headers the caller set.
+  headers.delete("Svc-Secret");
+  // The bytes the request was built with are the bytes it sends.
+  const bytes = request.body ? SigningRequest.of(request)?.bodyBytes : EMPTY;
+  if (!bytes) return signReadBody(request, options);
+  const signing = signRequest(request, bytes, options);
+  return signing ? signing.then(() => request) : undefined;
+}
+
+/** Middleware adding each operation's credentials, for a call that brings its own fetch. */
 export function authMiddleware(options: AuthOptions): Middleware {
   return {
     onRequest({ request, schemaPath }) {
       const facts = factsOf(request.method, schemaPath);
-      if (!facts) {
-        throw new Error(`idv-contract: ${request.method} ${schemaPath} is not an operation of the contract`);
-      }
-      const headers = request.headers;
-      if (facts.auth === "none") return;
-      headers.set("Svc-API-Key", options.apiKey);
-      if (facts.auth === "v2") {
-        headers.set("Svc-Secret", options.secret);
-        return;
-      }
-      // v4: the secret only keys the signature and never travels, whatever headers the caller set.
-      headers.delete("Svc-Secret");
-      if (!request.body) return signRequest(request, EMPTY, options) as undefined | Promise<undefined>;
-      // The bytes the request was built with are the bytes it sends.
-      const bytes = SigningRequest.of(request)?.bodyBytes;
-      if (bytes) return signRequest(request, bytes, options) as undefined | Promise<undefined>;
-      return signReadBody(request, options);
+      if (!facts) throw operationError(request.method, schemaPath);
+      return authorize(request, facts, options);
     },
   };
 }

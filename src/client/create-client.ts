@@ -1,6 +1,7 @@
 import createFetchClient, { type ClientOptions as FetchClientOptions } from "openapi-fetch";
 import type { paths } from "../../generated/types.js";
-import { authMiddleware, signRequest } from "./auth.js";
+import { authMiddleware, authorize, operationError, signRequest, svcDate } from "./auth.js";
+import { factsOf, type OperationFacts } from "./facts.js";
 import { type FileHelpers, fileHelpers } from "./files.js";
 import { DEFAULT_RETRY, type RetryOptions } from "./retry.js";
 import { assertServerRuntime } from "./runtime.js";
@@ -32,6 +33,9 @@ export interface ClientOptions extends Omit<FetchClientOptions, "baseUrl" | "fet
   now?: () => Date;
 }
 
+type CallInit = { fetch?: unknown; middleware?: unknown[] } & Record<string, unknown>;
+type LooseMethod = (path: string, init?: CallInit) => unknown;
+
 /** An openapi-fetch client typed by the contract, with the file helpers. */
 export type IdvClient = StrictClient & FileHelpers;
 
@@ -54,11 +58,11 @@ export function createClient(options: ClientOptions): IdvClient {
     timeoutMs = 30_000,
     retry,
     runtime: _runtime,
-    now = () => new Date(),
+    now,
     fetch = (input: Request, init?: RequestInit) => globalThis.fetch(input, init),
     ...fetchOptions
   } = options;
-  const auth = { apiKey, secret, signer, now };
+  const auth = { apiKey, secret, signer, date: svcDate(now) };
   const transport = createTransport({
     fetch,
     timeoutMs,
@@ -75,17 +79,38 @@ export function createClient(options: ClientOptions): IdvClient {
     Request: SigningRequest,
     fetch: transport,
   });
-  const middleware = authMiddleware(auth);
-  client.use(middleware);
-  // Credentials are added after every other middleware, so the signature covers the final body.
-  const use = client.use.bind(client);
-  client.use = (...more) => {
-    client.eject(middleware);
-    try {
-      use(...more);
-    } finally {
-      use(middleware);
+  // Credentials are added by the fetch each call is given, after every middleware, so the signature covers
+  // the final body; one fetch per operation knows its facts without a middleware pass of its own.
+  const fetches = new Map<OperationFacts, Fetch>();
+  const fetchFor = (facts: OperationFacts): Fetch => {
+    let send = fetches.get(facts);
+    if (!send) {
+      send = (request, init) => {
+        const ready = authorize(request, facts, auth);
+        return ready ? ready.then((signed) => transport(signed, init)) : transport(request, init);
+      };
+      fetches.set(facts, send);
     }
+    return send;
   };
+  // A call that brings its own fetch gets the credentials from a middleware instead, after its own.
+  const middleware = [authMiddleware(auth)];
+  const loose = client as unknown as Record<string, LooseMethod>;
+  const call =
+    (method: string, base: LooseMethod): LooseMethod =>
+    (path, init) => {
+      const facts = factsOf(method, path);
+      if (!facts) return Promise.reject(operationError(method, path));
+      if (init?.fetch) {
+        return base(path, { ...init, middleware: [...(init.middleware ?? []), ...middleware] });
+      }
+      return base(path, { ...init, fetch: fetchFor(facts) });
+    };
+  for (const method of ["GET", "PUT", "POST", "DELETE", "OPTIONS", "HEAD", "PATCH", "TRACE"]) {
+    loose[method] = call(method, (loose[method] as LooseMethod).bind(client));
+  }
+  const request = client.request.bind(client) as (method: string, path: string, init?: CallInit) => unknown;
+  (client as unknown as { request: typeof request }).request = (method, path, init) =>
+    call(method.toUpperCase(), (p, i) => request(method, p, i))(path, init);
   return Object.assign(client as StrictClient, fileHelpers(client));
 }

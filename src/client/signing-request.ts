@@ -1,5 +1,5 @@
-// The Request class the client hands to openapi-fetch. It keeps the exact body bytes it was built with,
-// so that the v4 signature is computed over them without reading the body stream back.
+// The Request class the client hands to openapi-fetch. It keeps the exact body bytes it sends, so that
+// the v4 signature is computed over them without reading the body stream back.
 
 const encoder = new TextEncoder();
 
@@ -24,10 +24,12 @@ export class SigningRequest extends Request {
 
   constructor(input: RequestInfo | URL, init?: RequestInit) {
     const body = init?.body;
-    // Bytes, not a string: the Request copies them, so the bytes kept here are the bytes it sends.
+    // fetch sends a string body UTF-8 encoded (a lone surrogate as U+FFFD), exactly as TextEncoder does;
+    // the Request keeps the string, which it handles more cheaply than bytes. Bytes are copied by the
+    // Request as they are now.
     const bytes =
       typeof body === "string" ? encoder.encode(body) : body instanceof Uint8Array ? body : undefined;
-    super(input, bytes ? { ...init, body: bytes } : init);
+    super(input, init);
     this.bodyBytes = bytes;
     this.hasCallerSignal = init?.signal != null;
   }

@@ -59,7 +59,7 @@ function attempt(
       if (caller.aborted) fail(caller.reason);
       else caller.addEventListener("abort", () => fail(caller.reason), { once: true });
     }
-    fetch(request, { ...ext, signal: controller.signal }).then(
+    fetch(request, ext ? { ...ext, signal: controller.signal } : { signal: controller.signal }).then(
       (response) => {
         clearTimeout(timer);
         resolve(response);
@@ -75,9 +75,7 @@ function attempt(
 /** A fetch with a per-attempt timeout and, for GET only, retries on network errors, 429 and 5xx. */
 export function createTransport(options: TransportOptions): Fetch {
   const { fetch, timeoutMs, retry, renew, random = Math.random, sleep = wait } = options;
-  return async (first, ext?: object) => {
-    // POST, PUT and PATCH are never repeated: the service may have acted on the first attempt.
-    const retries = first.method === "GET" ? retry.retries : 0;
+  const withRetries = async (first: Request, ext: object | undefined, retries: number) => {
     let request = first;
     for (let n = 0; ; n++) {
       let response: Response | undefined;
@@ -95,5 +93,10 @@ export function createTransport(options: TransportOptions): Fetch {
       await sleep(asked ?? backoffDelay(n, retry, random), request.signal);
       request = await renew(request);
     }
+  };
+  return (first, ext?: object) => {
+    // POST, PUT and PATCH are never repeated: the service may have acted on the first attempt.
+    const retries = first.method === "GET" ? retry.retries : 0;
+    return retries > 0 ? withRetries(first, ext, retries) : attempt(fetch, first, timeoutMs, ext);
   };
 }
