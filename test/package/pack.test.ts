@@ -97,6 +97,8 @@ describe("the packed package in a fresh strict project", () => {
       expect(packedFiles).toContain(file);
     }
     expect(packedFiles.filter((f) => /^(test|bench|scripts|openapi|src)\//.test(f))).toEqual([]);
+    // The generated sources are compiled into dist/: shipping them too would only double the size.
+    expect(packedFiles.filter((f) => /^generated\/.*\.(ts|js)$/.test(f))).toEqual([]);
   });
 
   it("type-checks the consumer's calls, and rejects exactly the four marked mistakes", () => {
