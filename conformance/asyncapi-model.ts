@@ -1,5 +1,6 @@
 import type { ValidateFunction } from "ajv";
 import { createSchemaValidator } from "../src/schema-validator.js";
+import { resolveRef } from "./resolve-ref.js";
 
 // An AsyncAPI document is walked structurally.
 export type Json = any;
@@ -72,19 +73,7 @@ export class AsyncApiModel {
 
   /** Follow local `$ref`s, keeping track of where the node really sits. */
   resolve(node: Json, pointer: string): { node: Json; pointer: string } {
-    let current = { node, pointer };
-    for (let hops = 0; typeof current.node?.$ref === "string" && hops < 32; hops++) {
-      const ref: string = current.node.$ref;
-      if (!ref.startsWith("#/")) throw new Error(`external $ref ${ref}: bundle the contract first`);
-      const target = ref
-        .slice(2)
-        .split("/")
-        .map((t) => t.replace(/~1/g, "/").replace(/~0/g, "~"))
-        .reduce((n: Json, k) => n?.[k], this.document);
-      if (target === undefined) throw new Error(`$ref ${ref} points nowhere`);
-      current = { node: target, pointer: ref.slice(1) };
-    }
-    return current;
+    return resolveRef(this.document, node, pointer);
   }
 
   /** Every schema an object schema is made of: itself and its allOf branches, $refs followed. */

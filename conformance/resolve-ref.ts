@@ -1,0 +1,18 @@
+import type { Json } from "./contract-model.js";
+
+/** Follow local `$ref`s from a node of a bundled document, keeping track of where it really sits. */
+export function resolveRef(document: Json, node: Json, pointer: string): { node: Json; pointer: string } {
+  let current = { node, pointer };
+  for (let hops = 0; typeof current.node?.$ref === "string" && hops < 32; hops++) {
+    const ref: string = current.node.$ref;
+    if (!ref.startsWith("#")) throw new Error(`external $ref ${ref}: bundle the contract first`);
+    const target = ref
+      .slice(2)
+      .split("/")
+      .map((t) => t.replace(/~1/g, "/").replace(/~0/g, "~"))
+      .reduce((n: Json, k) => n?.[k], document);
+    if (target === undefined) throw new Error(`$ref ${ref} points nowhere`);
+    current = { node: target, pointer: ref.slice(1) };
+  }
+  return current;
+}
