@@ -1,5 +1,5 @@
 import type { ValidateFunction } from "ajv";
-import { createSchemaValidator } from "../src/schema-validator.js";
+import { AjvCompiler } from "./ajv-compiler.js";
 import { resolveRef } from "./resolve-ref.js";
 
 // An AsyncAPI document is walked structurally.
@@ -40,13 +40,10 @@ const esc = (s: string): string => s.replace(/~/g, "~0").replace(/\//g, "~1");
 export class AsyncApiModel {
   readonly messages: MessageModel[] = [];
   readonly defaultContentType: string;
-  private readonly ajv = createSchemaValidator();
-  private readonly validators = new Map<string, ValidateFunction>();
-  private static nextId = 0;
-  private readonly id = `asyncapi-${AsyncApiModel.nextId++}.json`;
+  private readonly compiler: AjvCompiler;
 
   constructor(readonly document: Json) {
-    this.ajv.addSchema(document, this.id, undefined, false);
+    this.compiler = new AjvCompiler(document);
     this.defaultContentType = String(document.defaultContentType ?? "application/json").toLowerCase();
     for (const [channelId, channel] of Object.entries<Json>(document.channels ?? {})) {
       const channelMessages: MessageModel[] = [];
@@ -63,12 +60,7 @@ export class AsyncApiModel {
 
   /** The validator of the schema at a pointer, compiled on first use. */
   validator(pointer: string): ValidateFunction {
-    let fn = this.validators.get(pointer);
-    if (!fn) {
-      fn = this.ajv.compile({ $ref: `${this.id}#${pointer}` });
-      this.validators.set(pointer, fn);
-    }
-    return fn;
+    return this.compiler.validator(pointer);
   }
 
   /** Follow local `$ref`s, keeping track of where the node really sits. */

@@ -1,6 +1,7 @@
 // What the mock needs to know of each operation, read once from the bundled contract.
 import { readFileSync } from "node:fs";
 import { fromRoot } from "../scripts/lib/paths.js";
+import { resolveRef } from "../conformance/resolve-ref.js";
 
 // The bundled document is walked structurally.
 type Json = any;
@@ -30,16 +31,7 @@ export interface MockOperation {
 const METHODS = ["get", "put", "post", "patch", "delete"];
 
 /** Follow local `$ref`s in a bundled document. */
-export function deref(doc: Json, node: Json): Json {
-  let n = node;
-  while (n?.$ref) {
-    n = String(n.$ref)
-      .slice(2)
-      .split("/")
-      .reduce((o: Json, k) => o?.[k.replace(/~1/g, "/").replace(/~0/g, "~")], doc);
-  }
-  return n;
-}
+export const deref = (doc: Json, node: Json): Json => resolveRef(doc, node, "").node;
 
 const token = (s: string) => s.replace(/~/g, "~0").replace(/\//g, "~1");
 

@@ -58,29 +58,27 @@ export interface Bundle {
   yaml: string;
 }
 
-/** Bundle a split contract into one document with no external `$ref`, as JSON and YAML text. */
-export function bundleContract(source: string, tool: "redocly" = "redocly"): Bundle {
+/**
+ * Bundle a split contract (OpenAPI or AsyncAPI: Redocly bundles both) into one document with no
+ * external `$ref`, as JSON and YAML text that start with the do-not-edit notice naming `command`.
+ */
+export function bundleContract(source: string, command = COMMAND): Bundle {
   const dir = mkdtempSync(join(tmpdir(), "idv-bundle-"));
   try {
     const out = join(dir, "bundle.json");
-    const result = runTool(tool, ["bundle", source, "--output", out, "--ext", "json"]);
+    const result = runTool("redocly", ["bundle", source, "--output", out, "--ext", "json"]);
     if (result.status !== 0)
       throw new Error(`redocly bundle failed for ${source}:\n${result.stderr.slice(-2000)}`);
     const bundled = JSON.parse(readFileSync(out, "utf8")) as Record<string, unknown>;
-    return serialise(bundled, source);
+    const document = { "x-generated": generatedNotice(source, command), ...bundled };
+    return {
+      document,
+      json: `${JSON.stringify(document, null, 2)}\n`,
+      yaml:
+        commentHeader("#", source, command) +
+        stringify(document, { lineWidth: 0, aliasDuplicateObjects: false }),
+    };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
-}
-
-/** The committed form of a bundle: a notice first, then the document, with stable formatting. */
-export function serialise(bundled: Record<string, unknown>, source: string): Bundle {
-  const document = { "x-generated": generatedNotice(source, COMMAND), ...bundled };
-  return {
-    document,
-    json: `${JSON.stringify(document, null, 2)}\n`,
-    yaml:
-      commentHeader("#", source, COMMAND) +
-      stringify(document, { lineWidth: 0, aliasDuplicateObjects: false }),
-  };
 }
