@@ -124,10 +124,17 @@ export function operationFacts(document: Json): Record<string, OperationFacts> {
   return out;
 }
 
-/** The body of generated/operations.ts (without its header). */
+/** The body of generated/operations.ts (without its header): what the client runtime reads of each operation. */
 export function renderOperationFacts(facts: Record<string, OperationFacts>): string {
+  // One line per operation; the operationId is a doc comment, and the header names follow from the scheme.
+  const entries = Object.entries(facts).map(
+    ([key, { operationId, auth, binary, multipart, files }]) =>
+      `  /** ${operationId} */\n  ${JSON.stringify(key)}: ${JSON.stringify({ auth, binary, multipart, files })},`,
+  );
   return `/** What the client runtime needs to know about each operation, keyed "METHOD /path". */
-export const operations = ${JSON.stringify(facts, null, 2)} as const;
+export const operations = {
+${entries.join("\n")}
+} as const;
 
 /** The key of an operation: its method and path template. */
 export type OperationKey = keyof typeof operations;

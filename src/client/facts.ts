@@ -2,9 +2,7 @@ import { operations } from "../../generated/operations.js";
 
 /** What the runtime reads of one operation (see generated/operations.ts). */
 export interface OperationFacts {
-  readonly operationId: string;
   readonly auth: "v2" | "v4" | "none";
-  readonly headers: readonly string[];
   readonly binary: readonly string[];
   readonly multipart: boolean;
   readonly files: readonly {
@@ -15,9 +13,14 @@ export interface OperationFacts {
   }[];
 }
 
+// Indexed by path, then method: the caller's path string is looked up as given, with no key to build.
 // Widened on purpose: the runtime must handle whatever the contract holds, not only today's values.
-const table: Readonly<Record<string, OperationFacts | undefined>> = operations;
+const byPath = new Map<string, Record<string, OperationFacts | undefined>>();
+for (const [key, facts] of Object.entries<OperationFacts>(operations)) {
+  const [method = "", path = ""] = key.split(" ");
+  byPath.set(path, { ...byPath.get(path), [method]: facts });
+}
 
 /** The facts of one operation by method and path template; undefined when the contract has no such operation. */
 export const factsOf = (method: string, path: string): OperationFacts | undefined =>
-  table[`${method.toUpperCase()} ${path}`];
+  byPath.get(path)?.[method.toUpperCase()];
