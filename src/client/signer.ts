@@ -1,6 +1,7 @@
 // The default v4 signer. The interface document says only "Signature computation and the format of the
 // date header: not shown." This is the contract's assumption (x-gap on SvcDate and SvcSignature):
 // Svc-Signature = HMAC-SHA256(secret, Svc-Date value followed by the exact request body bytes).
+import { hmacSha256 } from "./hmac-sha256.js";
 
 /** What a v4 signature is computed over. */
 export interface SignInput {
@@ -18,63 +19,34 @@ export type Signer = (input: SignInput) => string | Promise<string>;
 export type SignatureEncoding = "hex" | "base64";
 
 const encoder = new TextEncoder();
+// Character codes of the hex digits, and the codes of one digest's text, reused: one String.fromCharCode
+// call then makes the text as a single string.
+const HEX = [..."0123456789abcdef"].map((digit) => digit.charCodeAt(0));
+const codes: number[] = [];
 
 /** Hex or base64 text of a digest. */
-export function encodeDigest(digest: ArrayBuffer, encoding: SignatureEncoding): string {
-  const bytes = new Uint8Array(digest);
-  let out = "";
-  if (encoding === "hex") {
-    for (const b of bytes) out += b.toString(16).padStart(2, "0");
-    return out;
+export function encodeDigest(digest: Uint8Array, encoding: SignatureEncoding): string {
+  if (encoding === "base64") return btoa(String.fromCharCode(...digest));
+  codes.length = digest.length * 2;
+  for (let i = 0; i < digest.length; i++) {
+    const b = digest[i] as number;
+    codes[i * 2] = HEX[b >> 4] as number;
+    codes[i * 2 + 1] = HEX[b & 15] as number;
   }
-  for (const b of bytes) out += String.fromCharCode(b);
-  return btoa(out);
+  return String.fromCharCode(...codes);
 }
 
-type NodeCrypto = {
-  createSecretKey(key: Uint8Array): object;
-  createHmac(
-    algorithm: string,
-    key: object,
-  ): {
-    update(data: string | Uint8Array): {
-      update(data: Uint8Array): { digest(encoding: SignatureEncoding): string };
-    };
-  };
-};
-
-// node:crypto's HMAC is synchronous and several times cheaper per request than WebCrypto's; it is looked
-// up at run time (never imported), so the package still bundles for runtimes that only have WebCrypto.
-const nodeCrypto = (): NodeCrypto | undefined =>
-  (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process?.getBuiltinModule?.(
-    "node:crypto",
-  ) as NodeCrypto | undefined;
-
-/** The default signer: HMAC-SHA256 keyed by the secret over the date then the body (node:crypto or WebCrypto). */
-export function createHmacSigner(
-  secret: string,
-  encoding: SignatureEncoding = "hex",
-  engine: "auto" | "webcrypto" = "auto",
-): Signer {
+/** The default signer: HMAC-SHA256 keyed by the secret over the date then the body, hex or base64. */
+export function createHmacSigner(secret: string, encoding: SignatureEncoding = "hex"): Signer {
   if (encoding !== "hex" && encoding !== "base64") {
     throw new TypeError(`signatureEncoding must be "hex" or "base64", not ${JSON.stringify(encoding)}`);
   }
-  const node = engine === "auto" ? nodeCrypto() : undefined;
-  if (node) {
-    // A KeyObject made once saves re-reading the secret on every request.
-    const key = node.createSecretKey(encoder.encode(secret));
-    return ({ date, body }) => node.createHmac("sha256", key).update(date).update(body).digest(encoding);
-  }
-  // Imported once per signer: importKey costs more than a signature.
-  let key: Promise<CryptoKey> | undefined;
-  return async ({ date, body }) => {
-    key ??= crypto.subtle.importKey("raw", encoder.encode(secret), { name: "HMAC", hash: "SHA-256" }, false, [
-      "sign",
-    ]);
-    const dateBytes = encoder.encode(date);
-    const message = new Uint8Array(dateBytes.length + body.length);
-    message.set(dateBytes);
-    message.set(body, dateBytes.length);
-    return encodeDigest(await crypto.subtle.sign("HMAC", await key, message), encoding);
+  const hmac = hmacSha256(encoder.encode(secret));
+  let lastDate = "";
+  let dateBytes = new Uint8Array(0);
+  return ({ date, body }) => {
+    // Requests within one millisecond share their Svc-Date: it is encoded once.
+    if (date !== lastDate) dateBytes = encoder.encode((lastDate = date));
+    return encodeDigest(hmac(dateBytes, body), encoding);
   };
 }
