@@ -1,5 +1,4 @@
-import type { Middleware } from "openapi-fetch";
-import { factsOf, type OperationFacts } from "./facts.js";
+import type { OperationFacts } from "./facts.js";
 import type { Signer } from "./signer.js";
 import { SigningRequest } from "./signing-request.js";
 
@@ -76,15 +75,4 @@ export function authorize(
   if (!bytes) return signReadBody(request, options);
   const signing = signRequest(request, bytes, options);
   return signing ? signing.then(() => request) : undefined;
-}
-
-/** Middleware adding each operation's credentials, for a call that brings its own fetch. */
-export function authMiddleware(options: AuthOptions): Middleware {
-  return {
-    onRequest({ request, schemaPath }) {
-      const facts = factsOf(request.method, schemaPath);
-      if (!facts) throw operationError(request.method, schemaPath);
-      return authorize(request, facts, options);
-    },
-  };
 }

@@ -1,7 +1,7 @@
 import createFetchClient, { type ClientOptions as FetchClientOptions } from "openapi-fetch";
 import type { paths } from "../../generated/types.js";
-import { authMiddleware, authorize, operationError, signRequest, svcDate } from "./auth.js";
-import { factsOf, type OperationFacts } from "./facts.js";
+import { authorize, operationError, signRequest, svcDate } from "./auth.js";
+import { factsOf } from "./facts.js";
 import { type FileHelpers, fileHelpers } from "./files.js";
 import { DEFAULT_RETRY, type RetryOptions } from "./retry.js";
 import { assertServerRuntime } from "./runtime.js";
@@ -33,8 +33,9 @@ export interface ClientOptions extends Omit<FetchClientOptions, "baseUrl" | "fet
   now?: () => Date;
 }
 
-type CallInit = { fetch?: unknown; middleware?: unknown[] } & Record<string, unknown>;
+type CallInit = { fetch?: unknown } & Record<string, unknown>;
 type LooseMethod = (path: string, init?: CallInit) => unknown;
+type LooseRequest = (method: string, path: string, init?: CallInit) => unknown;
 
 /** An openapi-fetch client typed by the contract, with the file helpers. */
 export type IdvClient = StrictClient & FileHelpers;
@@ -66,7 +67,7 @@ export function createClient(options: ClientOptions): IdvClient {
   const transport = createTransport({
     fetch,
     timeoutMs,
-    retry: retry === false ? { ...DEFAULT_RETRY, retries: 0 } : { ...DEFAULT_RETRY, ...retry },
+    retry: { ...DEFAULT_RETRY, ...(retry === false ? { retries: 0 } : retry) },
     async renew(request) {
       const next = new Request(request);
       // Another attempt is another request: a v4 one gets a fresh date and signature (retried GETs have no body).
@@ -79,38 +80,27 @@ export function createClient(options: ClientOptions): IdvClient {
     Request: SigningRequest,
     fetch: transport,
   });
-  // Credentials are added by the fetch each call is given, after every middleware, so the signature covers
-  // the final body; one fetch per operation knows its facts without a middleware pass of its own.
-  const fetches = new Map<OperationFacts, Fetch>();
-  const fetchFor = (facts: OperationFacts): Fetch => {
-    let send = fetches.get(facts);
-    if (!send) {
-      send = (request, init) => {
-        const ready = authorize(request, facts, auth);
-        return ready ? ready.then((signed) => transport(signed, init)) : transport(request, init);
-      };
-      fetches.set(facts, send);
-    }
-    return send;
-  };
-  // A call that brings its own fetch gets the credentials from a middleware instead, after its own.
-  const middleware = [authMiddleware(auth)];
+  // Credentials are added by the fetch each call is given, after every middleware, so that the v4 signature
+  // covers the final body; that fetch knows the operation's facts without a middleware pass of its own.
   const loose = client as unknown as Record<string, LooseMethod>;
-  const call =
-    (method: string, base: LooseMethod): LooseMethod =>
-    (path, init) => {
+  const calls: Record<string, LooseMethod> = {};
+  for (const method of ["GET", "PUT", "POST", "DELETE", "OPTIONS", "HEAD", "PATCH", "TRACE"]) {
+    const base = (loose[method] as LooseMethod).bind(client);
+    calls[method] = loose[method] = (path, init) => {
       const facts = factsOf(method, path);
       if (!facts) return Promise.reject(operationError(method, path));
-      if (init?.fetch) {
-        return base(path, { ...init, middleware: [...(init.middleware ?? []), ...middleware] });
-      }
-      return base(path, { ...init, fetch: fetchFor(facts) });
+      // A call that brings its own fetch sends through it, without the client's timeout and retries.
+      const send = (init?.fetch as Fetch | undefined) ?? transport;
+      const fetch: Fetch = (request, ext) => {
+        const ready = authorize(request, facts, auth);
+        return ready ? ready.then((signed) => send(signed, ext)) : send(request, ext);
+      };
+      return base(path, { ...init, fetch });
     };
-  for (const method of ["GET", "PUT", "POST", "DELETE", "OPTIONS", "HEAD", "PATCH", "TRACE"]) {
-    loose[method] = call(method, (loose[method] as LooseMethod).bind(client));
   }
-  const request = client.request.bind(client) as (method: string, path: string, init?: CallInit) => unknown;
-  (client as unknown as { request: typeof request }).request = (method, path, init) =>
-    call(method.toUpperCase(), (p, i) => request(method, p, i))(path, init);
+  (client as unknown as { request: LooseRequest }).request = (method, path, init) => {
+    const call = calls[method.toUpperCase()];
+    return call ? call(path, init) : Promise.reject(operationError(method, path));
+  };
   return Object.assign(client as StrictClient, fileHelpers(client));
 }

@@ -139,6 +139,19 @@ describe("v4 signing", () => {
     expect(sent[0]?.headers.get("Svc-Signature")).toBe(hmac(FIXED_DATE.toISOString(), body));
   });
 
+  it("adds the credentials to a call that brings its own fetch, and sends through that fetch", async () => {
+    const client = recordingFetch();
+    const own = recordingFetch();
+    const idv = createClient({ ...BASE, fetch: client.fetch, now: () => FIXED_DATE });
+    await idv.POST("/api/v4/pep_checks", { body: pep, fetch: own.fetch });
+    await idv.request("post", "/api/v2/manual_eidv", { body: {} as never, fetch: own.fetch });
+    expect(client.sent).toEqual([]);
+    expect(own.sent[0]?.headers.get("Svc-Signature")).toBe(
+      "8de3023780a7bda1d59b5825f2b96e1721ec7a5ae61a869724730eecc89c4e56",
+    );
+    expect(own.sent[1]?.headers.get("Svc-Secret")).toBe(BASE.secret);
+  });
+
   it("keeps signing when the caller's use() throws on a bad middleware", async () => {
     const { fetch, sent } = recordingFetch();
     const client = createClient({ ...BASE, fetch });
