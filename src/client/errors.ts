@@ -56,10 +56,7 @@ export class ApiRequestError<E = ManualVerificationError | ServiceError> extends
 /** The data of an openapi-fetch result, or an ApiRequestError carrying the classified error. */
 export function unwrap<D, E>(result: { data?: D; error?: E; response: Response }): D {
   const error = apiError(result);
-  if (error)
-    throw new ApiRequestError(
-      error,
-      `${result.response.url ? new URL(result.response.url).pathname : "request"}`,
-    );
+  const { url } = result.response;
+  if (error) throw new ApiRequestError(error, url ? new URL(url).pathname : "request");
   return result.data as D;
 }

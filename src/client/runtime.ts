@@ -16,9 +16,8 @@ export function assertServerRuntime(
 ): void {
   if (runtime === "server" || !looksLikeBrowser(scope)) return;
   throw new Error(
-    "idv-contract: refusing to create a client with credentials in what looks like a browser " +
-      "(window, document, importScripts or a browser navigator is defined). The service rejects " +
-      "requests that carry the API key and secret from a browser script with CRED_AT_RISK and rotates the " +
-      'keys. Call the service from a server. If this runtime is a server, pass runtime: "server".',
+    "idv-contract: refusing to create a client with credentials in what looks like a browser (window, " +
+      "document, importScripts or a browser navigator). The service answers browser calls with CRED_AT_RISK " +
+      'and rotates the keys: call it from a server. On a server runtime, pass runtime: "server".',
   );
 }

@@ -59,7 +59,7 @@ function attempt(
       if (caller.aborted) fail(caller.reason);
       else caller.addEventListener("abort", () => fail(caller.reason), { once: true });
     }
-    fetch(request, ext ? { ...ext, signal: controller.signal } : { signal: controller.signal }).then(
+    fetch(request, { ...ext, signal: controller.signal }).then(
       (response) => {
         clearTimeout(timer);
         resolve(response);
