@@ -1,5 +1,5 @@
 import type { OperationFacts } from "./facts.js";
-import type { Signer } from "./signer.js";
+import type { SignInput, Signer } from "./signer.js";
 import { SigningRequest } from "./signing-request.js";
 
 export interface AuthOptions {
@@ -8,6 +8,8 @@ export interface AuthOptions {
   signer: Signer;
   /** The Svc-Date value for a request being signed now. */
   date: () => string;
+  /** The UTF-8 bytes of a string body, in a form the signer may keep (or not, for the default signer). */
+  bytesOf: (text: string) => Uint8Array;
 }
 
 /** The Svc-Date clock: the caller's `now`, or the system clock formatted at most once per millisecond. */
@@ -25,11 +27,29 @@ export function svcDate(now?: () => Date): () => string {
 
 const EMPTY = new Uint8Array(0);
 
+/** What a signer is given: the request's URL is only serialised when the signer reads it. */
+class RequestSignInput implements SignInput {
+  readonly #request: Request;
+  constructor(
+    readonly date: string,
+    readonly body: Uint8Array,
+    request: Request,
+  ) {
+    this.#request = request;
+  }
+  get method(): string {
+    return this.#request.method;
+  }
+  get url(): string {
+    return this.#request.url;
+  }
+}
+
 /** Set Svc-Date and Svc-Signature on a v4 request, over exactly these body bytes. */
 export function signRequest(request: Request, body: Uint8Array, options: AuthOptions): void | Promise<void> {
   const date = options.date();
-  const signature = options.signer({ date, body, method: request.method, url: request.url });
-  // A synchronous signer (node:crypto, or the caller's) keeps the whole request free of extra awaits.
+  const signature = options.signer(new RequestSignInput(date, body, request));
+  // A synchronous signer (the default, or the caller's) keeps the whole request free of extra awaits.
   if (typeof signature === "string") return setSignature(request.headers, date, signature);
   return signature.then((value) => setSignature(request.headers, date, value));
 }
@@ -70,9 +90,10 @@ export function authorize(
   }
   // v4: the secret only keys the signature and never travels, whatever headers the caller set.
   headers.delete("Svc-Secret");
-  // The bytes the request was built with are the bytes it sends.
-  const bytes = request.body ? SigningRequest.of(request)?.bodyBytes : EMPTY;
-  if (!bytes) return signReadBody(request, options);
+  // The body the request was built with is the body it sends.
+  const source = request.body ? SigningRequest.of(request)?.bodySource : EMPTY;
+  if (source === undefined) return signReadBody(request, options);
+  const bytes = typeof source === "string" ? options.bytesOf(source) : source;
   const signing = signRequest(request, bytes, options);
   return signing ? signing.then(() => request) : undefined;
 }

@@ -6,7 +6,7 @@ import { type FileHelpers, fileHelpers } from "./files.js";
 import { DEFAULT_RETRY, type RetryOptions } from "./retry.js";
 import { assertServerRuntime } from "./runtime.js";
 import { createHmacSigner, type SignatureEncoding, type Signer } from "./signer.js";
-import { SigningRequest } from "./signing-request.js";
+import { SigningRequest, transientUtf8, utf8 } from "./signing-request.js";
 import type { StrictClient } from "./strict-methods.js";
 import { createTransport, type Fetch } from "./transport.js";
 
@@ -63,7 +63,9 @@ export function createClient(options: ClientOptions): IdvClient {
     fetch = (input: Request, init?: RequestInit) => globalThis.fetch(input, init),
     ...fetchOptions
   } = options;
-  const auth = { apiKey, secret, signer, date: svcDate(now) };
+  // The default signer is done with the body bytes before it returns, so they may live in a reused buffer.
+  const bytesOf = options.signer ? utf8 : transientUtf8;
+  const auth = { apiKey, secret, signer, date: svcDate(now), bytesOf };
   const transport = createTransport({
     fetch,
     timeoutMs,

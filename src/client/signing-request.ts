@@ -1,13 +1,13 @@
-// The Request class the client hands to openapi-fetch. It keeps the exact body bytes it sends, so that
-// the v4 signature is computed over them without reading the body stream back.
+// The Request class the client hands to openapi-fetch. It keeps the body it was given, so that the v4
+// signature is computed over the bytes it sends without reading the body stream back.
 
 const encoder = new TextEncoder();
 
-/** A Request that remembers its body bytes. */
+/** A Request that remembers its body as given. */
 export class SigningRequest extends Request {
   readonly #brand = true;
-  /** The body bytes, when the body was a string or bytes; undefined for FormData or no body. */
-  readonly bodyBytes: Uint8Array | undefined;
+  /** The body, when it was a string or bytes; undefined for FormData or no body. */
+  readonly bodySource: string | Uint8Array | undefined;
   /** Whether the caller passed an abort signal of its own. */
   readonly hasCallerSignal: boolean;
 
@@ -23,14 +23,24 @@ export class SigningRequest extends Request {
   }
 
   constructor(input: RequestInfo | URL, init?: RequestInit) {
-    const body = init?.body;
-    // fetch sends a string body UTF-8 encoded (a lone surrogate as U+FFFD), exactly as TextEncoder does;
-    // the Request keeps the string, which it handles more cheaply than bytes. Bytes are copied by the
-    // Request as they are now.
-    const bytes =
-      typeof body === "string" ? encoder.encode(body) : body instanceof Uint8Array ? body : undefined;
     super(input, init);
-    this.bodyBytes = bytes;
+    const body = init?.body;
+    // The Request copies bytes as they are when it is made, and they are kept here by reference: the
+    // client only passes bytes it made itself and never changes.
+    this.bodySource = typeof body === "string" || body instanceof Uint8Array ? body : undefined;
     this.hasCallerSignal = init?.signal != null;
   }
+}
+
+// fetch sends a string body UTF-8 encoded (a lone surrogate as U+FFFD), exactly as TextEncoder does.
+let shared = new Uint8Array(4096);
+
+/** The UTF-8 bytes of a string body, as a new array. */
+export const utf8 = (text: string): Uint8Array => encoder.encode(text);
+
+/** The UTF-8 bytes of a string body in a buffer the next call reuses: for a reader done before then. */
+export function transientUtf8(text: string): Uint8Array {
+  // Three bytes at most per UTF-16 code unit; a longer body gets an array of its own.
+  if (text.length * 3 > shared.length) return utf8(text);
+  return shared.subarray(0, encoder.encodeInto(text, shared).written);
 }

@@ -73,6 +73,41 @@ describe("v4 signing", () => {
     expect(request?.headers.get("Svc-Signature")).toBe(hmac(date, request?.body ?? new Uint8Array()));
   });
 
+  it.each([
+    ["multi-byte characters", "Łódź 😀 ünïcödé"],
+    ["a body longer than the reused buffer", "x".repeat(5000)],
+  ])("signs the bytes sent for a body with %s", async (_name, reference) => {
+    const { fetch, sent } = recordingFetch();
+    const client = createClient({ ...BASE, fetch });
+    await client.POST("/api/v4/pep_checks", { body: { ...pep, reference } });
+    await client.POST("/api/v4/pep_checks", { body: pep });
+    for (const request of sent) {
+      const date = request.headers.get("Svc-Date") ?? "";
+      expect(request.headers.get("Svc-Signature")).toBe(hmac(date, request.body));
+    }
+    expect(new TextDecoder().decode(sent[0]?.body)).toContain(reference);
+  });
+
+  it("gives an asynchronous signer body bytes that stay as they were while other requests are signed", async () => {
+    const { fetch, sent } = recordingFetch();
+    const signer = async ({ date, body }: { date: string; body: Uint8Array }) => {
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      return hmac(date, body);
+    };
+    const client = createClient({ ...BASE, fetch, signer });
+    await Promise.all(
+      ["first", "second", "third"].map((reference) =>
+        client.POST("/api/v4/pep_checks", { body: { ...pep, reference } }),
+      ),
+    );
+    expect(sent).toHaveLength(3);
+    for (const request of sent) {
+      expect(request.headers.get("Svc-Signature")).toBe(
+        hmac(request.headers.get("Svc-Date") ?? "", request.body),
+      );
+    }
+  });
+
   it("matches the openssl vector for a known date and body", async () => {
     const { fetch, sent } = recordingFetch();
     await createClient({ ...BASE, fetch, now: () => FIXED_DATE }).POST("/api/v4/pep_checks", { body: pep });
