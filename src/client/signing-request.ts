@@ -33,7 +33,7 @@ export class SigningRequest extends Request {
 }
 
 // fetch sends a string body UTF-8 encoded (a lone surrogate as U+FFFD), exactly as TextEncoder does.
-let shared = new Uint8Array(4096);
+const shared = new Uint8Array(4096);
 
 /** The UTF-8 bytes of a string body, as a new array. */
 export const utf8 = (text: string): Uint8Array => encoder.encode(text);
