@@ -27,28 +27,22 @@ export function svcDate(now?: () => Date): () => string {
 
 const EMPTY = new Uint8Array(0);
 
-/** What a signer is given: the request's URL is only serialised when the signer reads it. */
-class RequestSignInput implements SignInput {
-  readonly #request: Request;
-  constructor(
-    readonly date: string,
-    readonly body: Uint8Array,
-    request: Request,
-  ) {
-    this.#request = request;
-  }
-  get method(): string {
-    return this.#request.method;
-  }
-  get url(): string {
-    return this.#request.url;
-  }
-}
-
 /** Set Svc-Date and Svc-Signature on a v4 request, over exactly these body bytes. */
 export function signRequest(request: Request, body: Uint8Array, options: AuthOptions): void | Promise<void> {
   const date = options.date();
-  const signature = options.signer(new RequestSignInput(date, body, request));
+  // The URL is serialised only if the signer reads it: that costs more than a signature. Own getters, so
+  // that a signer may spread or serialise its input.
+  const input: SignInput = {
+    date,
+    body,
+    get method() {
+      return request.method;
+    },
+    get url() {
+      return request.url;
+    },
+  };
+  const signature = options.signer(input);
   // A synchronous signer (the default, or the caller's) keeps the whole request free of extra awaits.
   if (typeof signature === "string") return setSignature(request.headers, date, signature);
   return signature.then((value) => setSignature(request.headers, date, value));

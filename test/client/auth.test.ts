@@ -153,6 +153,24 @@ describe("v4 signing", () => {
     expect(sent[0]?.headers.get("Svc-Signature")).toBe("caller-signature");
   });
 
+  it("gives a signer an input it can spread or serialise whole", async () => {
+    const { fetch } = recordingFetch();
+    const copies: string[] = [];
+    const signer = (input: object) => {
+      copies.push(JSON.stringify({ ...input, body: undefined }));
+      return "caller-signature";
+    };
+    const client = createClient({ ...BASE, fetch, signer, now: () => FIXED_DATE });
+    await client.GET("/api/v4/outsource_cases/{id}", { params: { path: { id: 42 } } });
+    expect(copies).toEqual([
+      JSON.stringify({
+        date: FIXED_DATE.toISOString(),
+        method: "GET",
+        url: "https://idv.test/api/v4/outsource_cases/42",
+      }),
+    ]);
+  });
+
   it("drops a Svc-Secret the caller put in the default headers", async () => {
     const { fetch, sent } = recordingFetch();
     const client = createClient({ ...BASE, fetch, headers: { "Svc-Secret": BASE.secret, "X-Trace": "t1" } });
