@@ -30,8 +30,8 @@ const EMPTY = new Uint8Array(0);
 /** Set Svc-Date and Svc-Signature on a v4 request, over exactly these body bytes. */
 export function signRequest(request: Request, body: Uint8Array, options: AuthOptions): void | Promise<void> {
   const date = options.date();
-  // The URL is serialised only if the signer reads it: that costs more than a signature. Own getters, so
-  // that a signer may spread or serialise its input.
+  // The URL is serialised only if the signer reads it (the default signer does not): serialising costs
+  // about a microsecond per request. Own getters, so that a signer may spread or serialise its input.
   const input: SignInput = {
     date,
     body,
