@@ -17,8 +17,6 @@ export interface FileConstraints {
 
 export interface OperationFacts {
   operationId: string;
-  method: string;
-  path: string;
   /** "v2": Svc-API-Key + Svc-Secret; "v4": Svc-API-Key + Svc-Date + Svc-Signature; "none": no security. */
   auth: "v2" | "v4" | "none";
   /** The header names the security requirement asks for, in the contract's order. */
@@ -112,8 +110,6 @@ export function operationFacts(document: Json): Record<string, OperationFacts> {
         : undefined;
       out[where] = {
         operationId: op.operationId,
-        method: method.toUpperCase(),
-        path,
         ...authOf(document, op.security ?? document.security, where),
         binary: binaryOf(document, op.responses, where),
         multipart: Boolean(requestBody?.content?.[MULTIPART]),

@@ -25,7 +25,8 @@ export function svcDate(now?: () => Date): () => string {
   };
 }
 
-const EMPTY = new Uint8Array(0);
+/** The body bytes of a body-less request. */
+export const EMPTY = new Uint8Array(0);
 
 /** Set Svc-Date and Svc-Signature on a v4 request, over exactly these body bytes. */
 export function signRequest(request: Request, body: Uint8Array, options: AuthOptions): void | Promise<void> {

@@ -1,6 +1,6 @@
 import createFetchClient, { type ClientOptions as FetchClientOptions } from "openapi-fetch";
 import type { paths } from "../../generated/types.js";
-import { authorize, operationError, signRequest, svcDate } from "./auth.js";
+import { authorize, EMPTY, operationError, signRequest, svcDate } from "./auth.js";
 import { factsOf } from "./facts.js";
 import { type FileHelpers, fileHelpers } from "./files.js";
 import { DEFAULT_RETRY, type RetryOptions } from "./retry.js";
@@ -73,7 +73,7 @@ export function createClient(options: ClientOptions): IdvClient {
     async renew(request) {
       const next = new Request(request);
       // Another attempt is another request: a v4 one gets a fresh date and signature (retried GETs have no body).
-      if (next.headers.has("Svc-Signature")) await signRequest(next, new Uint8Array(0), auth);
+      if (next.headers.has("Svc-Signature")) await signRequest(next, EMPTY, auth);
       return next;
     },
   });
