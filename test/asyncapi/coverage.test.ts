@@ -1,9 +1,7 @@
-import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { fromRoot } from "../../scripts/lib/paths.js";
-import { deref, type Json, loadOpenApi } from "../support/contract.js";
+import { deref, type Json, loadAsyncApi, loadOpenApi } from "../support/contract.js";
 
-const doc: Json = JSON.parse(readFileSync(fromRoot("generated/asyncapi.json"), "utf8"));
+const doc: Json = loadAsyncApi();
 const openapi = loadOpenApi();
 
 /** The members a schema of the bundle declares, through $ref and allOf. */

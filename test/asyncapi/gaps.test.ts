@@ -1,31 +1,18 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { fromRoot } from "../../scripts/lib/paths.js";
-import { type Json, loadInterfaceDocument } from "../support/contract.js";
+import {
+  gapMarks,
+  loadAsyncApi,
+  loadInterfaceDocument,
+  normaliseSpace,
+  usedExtensions,
+} from "../support/contract.js";
 
-const doc: Json = JSON.parse(readFileSync(fromRoot("generated/asyncapi.json"), "utf8"));
-const normalise = (s: string) => s.replace(/\s+/g, " ").trim();
+const doc = loadAsyncApi();
+const normalise = normaliseSpace;
 const interfaceText = normalise(loadInterfaceDocument());
-
-/** Every value under a matching key, with its JSON pointer. */
-function collect(
-  node: Json,
-  match: (key: string) => boolean,
-  pointer = "",
-): { pointer: string; value: Json }[] {
-  if (node === null || typeof node !== "object") return [];
-  return Object.entries<Json>(node).flatMap(([k, v]) => {
-    const at = `${pointer}/${k.replace(/~/g, "~0").replace(/\//g, "~1")}`;
-    return [...(match(k) ? [{ pointer: at, value: v }] : []), ...collect(v, match, at)];
-  });
-}
-
-const gaps = collect(doc, (k) => k === "x-gap").flatMap(({ pointer, value }) =>
-  (Array.isArray(value) ? value : [value]).map((gap: Json, i: number) => ({
-    pointer: `${pointer}/${i}`,
-    gap,
-  })),
-);
+const gaps = gapMarks(doc);
 
 describe("x-gap marks of the AsyncAPI document", () => {
   it.each(gaps.map((g) => [g.pointer, g.gap] as const))(
@@ -57,9 +44,7 @@ describe("x-gap marks of the AsyncAPI document", () => {
 
 describe("x- extensions of the AsyncAPI document", () => {
   const documented = readFileSync(fromRoot("openapi/extensions.md"), "utf8");
-  const used = new Set(
-    collect(doc, (k) => k.startsWith("x-")).map((f) => f.pointer.split("/").pop() as string),
-  );
+  const used = usedExtensions(doc);
 
   it("include x-delivery and x-gap", () => {
     expect(used).toContain("x-delivery");

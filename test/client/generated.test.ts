@@ -7,6 +7,7 @@ import { describe, expect, it } from "vitest";
 import { generateClientFiles, OUTPUTS } from "../../scripts/codegen/generate.js";
 import { operationFacts } from "../../scripts/codegen/operation-facts.js";
 import { fromRoot } from "../../scripts/lib/paths.js";
+import { loadOpenApi } from "../support/contract.js";
 
 const read = (file: string) => readFileSync(fromRoot(file), "utf8");
 const sha256 = (text: string) => createHash("sha256").update(text).digest("hex");
@@ -161,7 +162,7 @@ describe("operation facts", () => {
   });
 
   it("holds the EDD upload's limits from the committed contract", () => {
-    const facts = operationFacts(JSON.parse(read("generated/openapi.json")));
+    const facts = operationFacts(loadOpenApi());
     expect(facts["POST /api/v4/outsource_cases/{id}/upload"]?.files).toEqual([
       {
         part: "file",

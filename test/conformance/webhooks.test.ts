@@ -1,13 +1,13 @@
 // Webhook deliveries: matched to their AsyncAPI message by headers and body, then checked.
-import { readFileSync, rmSync } from "node:fs";
+import { rmSync } from "node:fs";
 import { afterAll, describe, expect, it } from "vitest";
 import type { Exchange } from "../../conformance/exchange.js";
 import { createWebhookChecker } from "../../conformance/webhooks.js";
-import { fromRoot } from "../../scripts/lib/paths.js";
+import { messageExamples } from "../../scripts/contract/asyncapi-validate.js";
+import { loadAsyncApi } from "../support/contract.js";
 import { runCli, tempDir, writeNdjson } from "./support/cli.js";
 
-// The AsyncAPI document is walked structurally.
-const asyncapi: any = JSON.parse(readFileSync(fromRoot("generated/asyncapi.json"), "utf8"));
+const asyncapi = loadAsyncApi();
 const checker = await createWebhookChecker();
 
 /** A delivery as a receiver records it. */
@@ -29,16 +29,10 @@ function delivery(payload: unknown, headers: Record<string, string> = {}): Excha
 }
 
 /** Every example of every message of the contract, as a delivery. */
-// The AsyncAPI document is walked structurally.
-type Json = any;
-const examples = Object.entries<Json>(asyncapi.channels).flatMap(([channel, c]) =>
-  Object.entries<Json>(c.messages).flatMap(([id, m]) =>
-    (m.examples ?? []).map((e: Json) => ({
-      key: `${channel}:${id}`,
-      delivery: delivery(e.payload, e.headers ?? {}),
-    })),
-  ),
-);
+const examples = messageExamples(asyncapi).map((e) => ({
+  key: `${e.channel}:${e.message}`,
+  delivery: delivery(e.payload, e.headers ?? {}),
+}));
 
 const workflow = () =>
   structuredClone(examples.find((e) => e.key === "workflowCase:caseCompleted")?.delivery as Exchange);

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from "vitest"
 import { createConformanceChecker, type EntryResult } from "../../conformance/index.js";
 import type { RunningMock } from "../../mock/server.js";
 import { apiError, createClient, type IdvClient } from "../../src/index.js";
-import { deref, type Json, loadOpenApi, operations } from "../support/contract.js";
+import { deref, type Json, jsonRequestExamples, loadOpenApi, operations } from "../support/contract.js";
 import { recordingFetch } from "../support/har-recorder.js";
 import { startTestMock } from "../support/mock.js";
 
@@ -52,8 +52,8 @@ afterAll(async () => {
 function requestFor(op: Json): { body?: unknown; form?: boolean } {
   const content = deref(doc, op.requestBody)?.content ?? {};
   if (content["multipart/form-data"]) return { form: true };
-  const media = content["application/json"];
-  return media ? { body: structuredClone(deref(doc, Object.values<Json>(media.examples)[0]).value) } : {};
+  const examples = jsonRequestExamples(doc, op);
+  return examples ? { body: examples[0] } : {};
 }
 
 const pdf = () => new File(["%PDF-1.4\n%%EOF\n"], "trust-deed.pdf", { type: "application/pdf" });

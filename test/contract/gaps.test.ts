@@ -1,35 +1,18 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { fromRoot } from "../../scripts/lib/paths.js";
-import { type Json, loadInterfaceDocument, loadOpenApi } from "../support/contract.js";
+import {
+  gapMarks,
+  loadInterfaceDocument,
+  loadOpenApi,
+  normaliseSpace,
+  usedExtensions,
+} from "../support/contract.js";
 
 const doc = loadOpenApi();
-const normalise = (s: string) => s.replace(/\s+/g, " ").trim();
+const normalise = normaliseSpace;
 const interfaceText = normalise(loadInterfaceDocument());
-
-interface Found {
-  pointer: string;
-  value: Json;
-}
-
-/** Every value under a key, with its JSON pointer. */
-function collect(node: Json, match: (key: string) => boolean, pointer = ""): Found[] {
-  if (node === null || typeof node !== "object") return [];
-  const out: Found[] = [];
-  for (const [k, v] of Object.entries<Json>(node)) {
-    const at = `${pointer}/${k.replace(/~/g, "~0").replace(/\//g, "~1")}`;
-    if (match(k)) out.push({ pointer: at, value: v });
-    out.push(...collect(v, match, at));
-  }
-  return out;
-}
-
-const gaps = collect(doc, (k) => k === "x-gap").flatMap(({ pointer, value }) =>
-  (Array.isArray(value) ? value : [value]).map((gap: Json, i: number) => ({
-    pointer: `${pointer}/${i}`,
-    gap,
-  })),
-);
+const gaps = gapMarks(doc);
 
 describe("x-gap marks", () => {
   it("are present", () => {
@@ -70,9 +53,7 @@ describe("x-gap marks", () => {
 
 describe("x- extensions", () => {
   const documented = readFileSync(fromRoot("openapi/extensions.md"), "utf8");
-  const used = new Set(
-    collect(doc, (k) => k.startsWith("x-")).map((f) => f.pointer.split("/").pop() as string),
-  );
+  const used = usedExtensions(doc);
 
   it.each([...used].map((x) => [x]))("%s is documented in openapi/extensions.md", (x) => {
     expect(documented).toMatch(new RegExp(`^## \`${x}\``, "m"));

@@ -2,11 +2,11 @@
 // while the valid request each starts from is accepted.
 import { describe, expect, it } from "vitest";
 import {
-  deref,
   type Json,
+  jsonRequestExamples,
+  jsonRequestSchema,
   loadOpenApi,
   operations,
-  pointerToken,
   validatorsFor,
 } from "../support/contract.js";
 
@@ -17,12 +17,9 @@ const validator = validatorsFor(doc);
 function requestExamples(operationId: string): { schemaPointer: string; values: Json[] } {
   const found = operations(doc).find((o) => o.op.operationId === operationId);
   if (!found) throw new Error(`no operation ${operationId}`);
-  const body = deref(doc, found.op.requestBody);
-  const media = body.content["application/json"];
-  return {
-    schemaPointer: `${found.pointer}/requestBody/content/${pointerToken("application/json")}/schema`,
-    values: Object.values<Json>(media.examples).map((e) => structuredClone(deref(doc, e).value)),
-  };
+  const values = jsonRequestExamples(doc, found.op);
+  if (!values) throw new Error(`${operationId} takes no JSON body`);
+  return { schemaPointer: jsonRequestSchema(found.pointer), values };
 }
 
 function pick(operationId: string, predicate: (v: Json) => boolean = () => true) {

@@ -5,11 +5,11 @@ import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningMock } from "../../mock/server.js";
 import {
-  deref,
   type Json,
+  jsonRequestExamples,
+  jsonRequestSchema,
   loadOpenApi,
   operations,
-  pointerToken,
   validatorsFor,
 } from "../support/contract.js";
 import { concretePath, credentialsFor, startTestMock } from "../support/mock.js";
@@ -28,16 +28,16 @@ interface Target {
 }
 
 const targets: Target[] = operations(doc).flatMap(({ method, path, pointer, op }) => {
-  const media = deref(doc, op.requestBody)?.content?.["application/json"];
-  if (!media) return [];
+  const examples = jsonRequestExamples(doc, op);
+  if (!examples) return [];
   return [
     {
       name: op.operationId,
       method,
       path: concretePath(path),
       shape: path.startsWith("/api/v2/manual_eidv") ? "A" : "B",
-      schemaPointer: `${pointer}/requestBody/content/${pointerToken("application/json")}/schema`,
-      examples: Object.values<Json>(media.examples).map((e) => deref(doc, e).value),
+      schemaPointer: jsonRequestSchema(pointer),
+      examples,
     },
   ];
 });

@@ -6,6 +6,7 @@ import type { RunningMock } from "../../mock/server.js";
 import {
   deref,
   type Json,
+  jsonRequestExamples,
   loadOpenApi,
   operations,
   pointerToken,
@@ -58,8 +59,7 @@ const firstRequestExample = (op: Json) => {
     form.set("file", new Blob(["%PDF-1.4\n"], { type: "application/pdf" }), "passport.pdf");
     return form;
   }
-  const media = deref(doc, op.requestBody)?.content?.["application/json"];
-  return media ? structuredClone(deref(doc, Object.values<Json>(media.examples)[0]).value) : undefined;
+  return jsonRequestExamples(doc, op)?.[0];
 };
 
 describe("missing credentials", () => {

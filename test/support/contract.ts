@@ -13,6 +13,11 @@ export function loadOpenApi(): Json {
   return JSON.parse(readFileSync(fromRoot("generated/openapi.json"), "utf8"));
 }
 
+/** The committed AsyncAPI bundle. */
+export function loadAsyncApi(): Json {
+  return JSON.parse(readFileSync(fromRoot("generated/asyncapi.json"), "utf8"));
+}
+
 /** The interface document the contract is written from (x-gap quotes must be its exact words). */
 export function loadInterfaceDocument(): string {
   return readFileSync(fromRoot("docs/interface-document.md"), "utf8");
@@ -20,6 +25,46 @@ export function loadInterfaceDocument(): string {
 
 /** Escape one JSON pointer token. */
 export const pointerToken = (s: string): string => s.replace(/~/g, "~0").replace(/\//g, "~1");
+
+/** Text with every run of white space made one space, for comparing quotes across line breaks. */
+export const normaliseSpace = (s: string): string => s.replace(/\s+/g, " ").trim();
+
+/** Every value under a key that `match` accepts, anywhere in a document, with its JSON pointer. */
+export function findKeys(
+  node: Json,
+  match: (key: string) => boolean,
+  pointer = "",
+): { pointer: string; value: Json }[] {
+  if (node === null || typeof node !== "object") return [];
+  return Object.entries<Json>(node).flatMap(([k, v]) => {
+    const at = `${pointer}/${pointerToken(k)}`;
+    return [...(match(k) ? [{ pointer: at, value: v }] : []), ...findKeys(v, match, at)];
+  });
+}
+
+/** Every x-gap mark of a document (a mark may be one gap or a list), each with its own pointer. */
+export const gapMarks = (document: Json): { pointer: string; gap: Json }[] =>
+  findKeys(document, (k) => k === "x-gap").flatMap(({ pointer, value }) =>
+    (Array.isArray(value) ? value : [value]).map((gap: Json, i: number) => ({
+      pointer: `${pointer}/${i}`,
+      gap,
+    })),
+  );
+
+/** The names of the x- extensions a document uses. */
+export const usedExtensions = (document: Json): Set<string> =>
+  new Set(findKeys(document, (k) => k.startsWith("x-")).map((f) => f.pointer.split("/").pop() as string));
+
+/** The JSON request examples of an operation (fresh copies), or undefined when it takes no JSON body. */
+export function jsonRequestExamples(document: Json, op: Json): Json[] | undefined {
+  const media = deref(document, op.requestBody)?.content?.["application/json"];
+  if (!media) return undefined;
+  return Object.values<Json>(media.examples ?? {}).map((e) => structuredClone(deref(document, e).value));
+}
+
+/** The pointer of an operation's JSON request schema. */
+export const jsonRequestSchema = (operationPointer: string): string =>
+  `${operationPointer}/requestBody/content/application~1json/schema`;
 
 /** Compile validators for pointers into one document, sharing one ajv. */
 export function validatorsFor(document: Json, id = "contract.json"): (pointer: string) => ValidateFunction {

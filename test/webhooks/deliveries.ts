@@ -1,11 +1,9 @@
-import { readFileSync } from "node:fs";
 import { webhookChannels } from "../../generated/webhook-events.js";
 import { type MessageExample, messageExamples } from "../../scripts/contract/asyncapi-validate.js";
-import { fromRoot } from "../../scripts/lib/paths.js";
-import type { Json } from "../support/contract.js";
+import { type Json, loadAsyncApi } from "../support/contract.js";
 
 /** The committed AsyncAPI bundle. */
-export const asyncapi: Json = JSON.parse(readFileSync(fromRoot("generated/asyncapi.json"), "utf8"));
+export const asyncapi: Json = loadAsyncApi();
 
 export interface Delivery extends Omit<MessageExample, "payload" | "headers"> {
   /** The event name the contract gives this message. */
