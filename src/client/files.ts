@@ -4,7 +4,7 @@ import type { paths } from "../../generated/types.js";
 import { filenameFromContentDisposition } from "./content-disposition.js";
 import { ApiRequestError, classifyError } from "./errors.js";
 import { factsOf } from "./facts.js";
-import { checkFile, defaultFilename, ownName } from "./upload-check.js";
+import { checkFile, defaultFilename, mediaTypeOf, ownName } from "./upload-check.js";
 
 type Facts = typeof facts;
 type Key = keyof Facts;
@@ -79,8 +79,6 @@ type LooseClient = {
   ): Promise<{ data?: unknown; error?: unknown; response: Response }>;
 };
 
-const mediaTypeOf = (value: string | null): string => value?.split(";")[0]?.trim().toLowerCase() ?? "";
-
 async function fetchFile(
   client: LooseClient,
   method: string,
@@ -131,8 +129,9 @@ export function fileHelpers(client: Client<paths>): FileHelpers {
       const name = filename ?? ownName(file);
       const mediaType = checkFile(file, name, limits, where);
       const form = new FormData();
-      // Re-typed only when the Blob has no type of its own, so the part says what the file is.
-      const part = file.type ? file : new Blob([file], { type: mediaType });
+      // Re-typed unless the Blob already says exactly what the file was checked as (no type, a generic
+      // application/octet-stream or a type with parameters is replaced by the checked media type).
+      const part = file.type === mediaType ? file : new Blob([file], { type: mediaType });
       form.append(limits.part, part, name ?? defaultFilename(mediaType));
       const { data, error, response } = await loose.request(method, path, { ...init, body: form });
       if (!response.ok) throw new ApiRequestError(classifyError(response.status, error), where);

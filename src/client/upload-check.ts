@@ -27,6 +27,9 @@ const extensionOf = (name: string | undefined): string | undefined => {
   return match?.[1]?.toLowerCase();
 };
 
+/** The media type of a Content-Type value, without parameters, in lower case ("" when absent). */
+export const mediaTypeOf = (value: string | null): string => value?.split(";")[0]?.trim().toLowerCase() ?? "";
+
 const megabytes = (bytes: number): string => `${(bytes / 1048576).toFixed(1).replace(/\.0$/, "")} MB`;
 
 /** Check a file against an operation's limits; returns the media type to send it as. */
@@ -45,7 +48,7 @@ export function checkFile(
     );
   }
   const extension = extensionOf(filename);
-  const declared = file.type.split(";")[0]?.trim().toLowerCase();
+  const declared = mediaTypeOf(file.type);
   const mediaType =
     declared && declared !== "application/octet-stream" ? declared : MEDIA_TYPES[extension ?? ""];
   const accepted = `accepted: ${mediaTypes.join(", ")} (${extensions.map((e) => `.${e}`).join(", ")})`;

@@ -116,6 +116,11 @@ describe("uploads", () => {
       "deed.pdf",
     ],
     ["an untyped Blob named .pdf", new Blob(["%PDF"]), "deed.pdf"],
+    [
+      "an application/octet-stream Blob named .png",
+      new Blob(["x"], { type: "application/octet-stream" }),
+      "scan.png",
+    ],
     ["a typed Blob without a name", new Blob(["x"], { type: "application/pdf" }), undefined],
   ])("sends %s as the multipart part 'file'", async (_name, file, filename) => {
     const { call, sent } = upload(file, filename);
