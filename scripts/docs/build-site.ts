@@ -6,7 +6,7 @@ import { buildApiReference } from "./api-reference.js";
 import { collectGaps, type GapMark } from "./gaps.js";
 import { renderGapsContent } from "./gaps-page.js";
 import { escapeHtml } from "./html.js";
-import type { Json } from "./json-ref.js";
+import type { Json } from "../lib/json-ref.js";
 import { renderAuthentication, renderErrorShapes } from "./landing-facts.js";
 import { fillTemplate, readSiteSource, renderPage } from "./layout.js";
 import { renderDiagram } from "./lifecycle-diagram.js";

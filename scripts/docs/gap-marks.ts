@@ -1,5 +1,5 @@
 import { escapeHtml } from "./html.js";
-import type { Json } from "./json-ref.js";
+import type { Json } from "../lib/json-ref.js";
 
 /** The `x-gap` marks on one node, as an aside; empty when the node has none. */
 export function renderGapMarks(node: Json): string {

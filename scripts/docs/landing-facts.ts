@@ -1,6 +1,6 @@
 import { renderGapMarks } from "./gap-marks.js";
 import { escapeHtml, inlineMarkdown } from "./html.js";
-import { type Json, refName, resolveRef } from "./json-ref.js";
+import { type Json, refName, resolveRef } from "../lib/json-ref.js";
 import { renderSchemaTable } from "./schema-table.js";
 
 const METHODS = ["get", "put", "post", "delete", "options", "head", "patch", "trace"];

@@ -1,6 +1,6 @@
 import { renderGapMarks } from "./gap-marks.js";
 import { escapeHtml, inlineMarkdown, slug } from "./html.js";
-import { type Json, refName, resolveRef } from "./json-ref.js";
+import { type Json, refName, resolveRef } from "../lib/json-ref.js";
 
 /** One row of a member table: a member at some depth of a schema. */
 interface Row {

@@ -1,6 +1,6 @@
 import { renderExtensions, renderGapMarks } from "./gap-marks.js";
 import { escapeHtml, inlineMarkdown, jsonBlock, slug } from "./html.js";
-import { type Json, refName, resolveRef } from "./json-ref.js";
+import { type Json, refName, resolveRef } from "../lib/json-ref.js";
 import { type ExpandedSchemas, renderSchemaTable } from "./schema-table.js";
 
 /** One message of a channel, resolved, with the names a reader looks for. */
