@@ -1,3 +1,4 @@
+import type { ValidateFunction } from "ajv";
 import Ajv2020 from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
 
@@ -17,4 +18,28 @@ export function createSchemaValidator(): Ajv2020.default {
     if (!ajv.getKeyword(keyword)) ajv.addKeyword(keyword);
   }
   return ajv;
+}
+
+let nextId = 0;
+
+/** Compiles the validator of each schema pointer of one document on first use, with the shared ajv settings, and keeps it. */
+export class AjvCompiler {
+  private readonly ajv = createSchemaValidator();
+  private readonly validators = new Map<string, ValidateFunction>();
+  private readonly id = `contract-${nextId++}.json`;
+
+  constructor(document: object) {
+    // The document is not a JSON Schema: checking it against the meta-schema costs start-up time for nothing.
+    this.ajv.addSchema(document, this.id, undefined, false);
+  }
+
+  /** The validator of the schema at a pointer, compiled on first use. */
+  validator(schemaPointer: string): ValidateFunction {
+    let fn = this.validators.get(schemaPointer);
+    if (!fn) {
+      fn = this.ajv.compile({ $ref: `${this.id}#${schemaPointer}` });
+      this.validators.set(schemaPointer, fn);
+    }
+    return fn;
+  }
 }

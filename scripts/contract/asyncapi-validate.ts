@@ -1,6 +1,6 @@
 import { type Diagnostic, DiagnosticSeverity, Parser } from "@asyncapi/parser";
 import type { ValidateFunction } from "ajv";
-import { createSchemaValidator } from "../../src/schema-validator.js";
+import { AjvCompiler } from "../../src/schema-validator.js";
 
 // The parser's rules come from Spectral, whose dependencies include an install-time analytics
 // package; nothing runs at parse time, but the switch stays off wherever the parser is loaded.
@@ -61,9 +61,8 @@ export function messageExamples(document: Json): MessageExample[] {
 
 /** Validate every message example's payload and headers with ajv; one line per failure. */
 export function checkMessageExamples(document: Json): string[] {
-  const ajv = createSchemaValidator();
-  ajv.addSchema(document, "asyncapi.json");
-  const compile = (pointer: string): ValidateFunction => ajv.compile({ $ref: `asyncapi.json#${pointer}` });
+  const compiler = new AjvCompiler(document);
+  const compile = (pointer: string): ValidateFunction => compiler.validator(pointer);
   const failures: string[] = [];
   for (const example of messageExamples(document)) {
     const base = `/channels/${example.channel}/messages/${example.message}`;

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import type { ValidateFunction } from "ajv";
 import { fromRoot } from "../../scripts/lib/paths.js";
-import { createSchemaValidator } from "../../src/schema-validator.js";
+import { AjvCompiler } from "../../src/schema-validator.js";
 
 export const HTTP_METHODS = ["get", "put", "post", "delete", "options", "head", "patch", "trace"] as const;
 
@@ -66,19 +66,10 @@ export function jsonRequestExamples(document: Json, op: Json): Json[] | undefine
 export const jsonRequestSchema = (operationPointer: string): string =>
   `${operationPointer}/requestBody/content/application~1json/schema`;
 
-/** Compile validators for pointers into one document, sharing one ajv. */
-export function validatorsFor(document: Json, id = "contract.json"): (pointer: string) => ValidateFunction {
-  const ajv = createSchemaValidator();
-  ajv.addSchema(document, id);
-  const cache = new Map<string, ValidateFunction>();
-  return (pointer) => {
-    let fn = cache.get(pointer);
-    if (!fn) {
-      fn = ajv.compile({ $ref: `${id}#${pointer}` });
-      cache.set(pointer, fn);
-    }
-    return fn;
-  };
+/** Validators for pointers into one document, compiled on first use with the shared ajv settings. */
+export function validatorsFor(document: Json): (pointer: string) => ValidateFunction {
+  const compiler = new AjvCompiler(document);
+  return (pointer) => compiler.validator(pointer);
 }
 
 export interface Operation {
