@@ -27,9 +27,9 @@ export const webhookChannels = {
   },
   workflowCase: {
     eventIn: "header",
-    eventMember: "x-workflow-event-type",
+    eventMember: "X-Workflow-Event-Type",
     events: {
-      "case.completed": { payload: "/channels/workflowCase/messages/caseCompleted/payload", headers: "/channels/workflowCase/messages/caseCompleted/headers" },
+      "case.completed": { payload: "/channels/workflowCase/messages/caseCompleted/payload", headers: "/channels/workflowCase/messages/caseCompleted/headers", headerNames: ["Content-Type", "X-Workflow-Event-Type", "X-Workflow-Webhook-Id"] },
     },
   },
 } as const;

@@ -1,14 +1,14 @@
 import { commentHeader } from "../lib/generated-header.js";
+import { type Json, resolveRef } from "../lib/json-ref.js";
 import { ASYNCAPI_COMMAND, ASYNCAPI_SOURCE } from "./asyncapi-bundle.js";
-
-// A bundled AsyncAPI document is walked structurally.
-type Json = any;
 
 export const EVENTS_FILE = "generated/webhook-events.ts";
 
 interface EventEntry {
   payload: string;
   headers?: string;
+  /** The header names the message's headers schema declares, as the contract writes them. */
+  headerNames?: string[];
   schema: string;
 }
 
@@ -20,20 +20,21 @@ interface ChannelEntry {
 
 const SCHEMA_REF = /^#\/components\/schemas\/([A-Za-z0-9]+)$/;
 
-/** Follow a local `$ref` of the bundle. */
-function resolve(document: Json, node: Json): Json {
-  if (!node?.$ref) return node;
-  const target = String(node.$ref)
-    .replace(/^#\//, "")
-    .split("/")
-    .reduce((n: Json, k) => n?.[k.replace(/~1/g, "/").replace(/~0/g, "~")], document);
-  return resolve(document, target);
+/** The property names a schema declares, through `$ref` and `allOf` at any depth. */
+function declaredProperties(document: Json, schema: Json): string[] {
+  const node = resolveRef(document, schema);
+  return [
+    ...new Set([
+      ...Object.keys(node?.properties ?? {}),
+      ...(node?.allOf ?? []).flatMap((part: Json) => declaredProperties(document, part)),
+    ]),
+  ];
 }
 
 /** The `const` a schema puts on one member, looking through `$ref` and `allOf`. */
 function constOf(document: Json, schema: Json, member: string): string | undefined {
-  const node = resolve(document, schema);
-  const own = resolve(document, node?.properties?.[member])?.const;
+  const node = resolveRef(document, schema);
+  const own = resolveRef(document, node?.properties?.[member])?.const;
   if (typeof own === "string") return own;
   for (const part of node?.allOf ?? []) {
     const found = constOf(document, part, member);
@@ -47,7 +48,7 @@ function constOf(document: Json, schema: Json, member: string): string | undefin
  * A message whose headers fix a header's value is told apart by that header (workflow
  * deliveries); any other by the `event` member of its payload.
  */
-export function channelTable(document: Json): Record<string, ChannelEntry> {
+function channelTable(document: Json): Record<string, ChannelEntry> {
   const table: Record<string, ChannelEntry> = {};
   for (const [channel, item] of Object.entries<Json>(document.channels ?? {})) {
     const entry: ChannelEntry = { eventIn: "payload", eventMember: "event", events: {} };
@@ -56,19 +57,16 @@ export function channelTable(document: Json): Record<string, ChannelEntry> {
       const schema = SCHEMA_REF.exec(message.payload?.$ref ?? "")?.[1];
       if (!schema)
         throw new Error(`${base}/payload must be a $ref to a shared schema (openapi/components/schemas)`);
-      const headers = message.headers ? resolve(document, message.headers) : undefined;
-      const headerNames = (headers?.allOf ?? [headers]).flatMap((part: Json) =>
-        Object.keys(resolve(document, part)?.properties ?? {}),
-      ) as string[];
+      const headerNames = message.headers ? declaredProperties(document, message.headers) : [];
       const headerName = headerNames.find((h) => constOf(document, message.headers, h) !== undefined);
       const name = headerName
         ? constOf(document, message.headers, headerName)
         : constOf(document, message.payload, "event");
       if (!name) throw new Error(`${base}: no event name (a const on a header or on payload.event)`);
-      if (headerName) Object.assign(entry, { eventIn: "header", eventMember: headerName.toLowerCase() });
+      if (headerName) Object.assign(entry, { eventIn: "header", eventMember: headerName });
       entry.events[name] = {
         payload: `${base}/payload`,
-        ...(headers ? { headers: `${base}/headers` } : {}),
+        ...(message.headers ? { headers: `${base}/headers`, headerNames } : {}),
         schema,
       };
     }
@@ -98,7 +96,9 @@ export function renderEventsModule(document: Json): string {
     lines.push(`    eventMember: ${q(entry.eventMember)},`);
     lines.push("    events: {");
     for (const [name, e] of Object.entries(entry.events)) {
-      const headers = e.headers ? `, headers: ${q(e.headers)}` : "";
+      const headers = e.headers
+        ? `, headers: ${q(e.headers)}, headerNames: [${(e.headerNames ?? []).map(q).join(", ")}]`
+        : "";
       lines.push(`      ${q(name)}: { payload: ${q(e.payload)}${headers} },`);
     }
     lines.push("    },");

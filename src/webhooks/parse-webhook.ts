@@ -1,7 +1,7 @@
 import type { ErrorObject } from "ajv";
 import { webhookChannels } from "../../generated/webhook-events.js";
-import { safePointer } from "../redact.js";
-import { declaredProperties, validatorAt } from "./contract.js";
+import { pointerToken, safePointer } from "../redact.js";
+import { validatorAt } from "./contract.js";
 import { type HeadersLike, readHeader } from "./headers.js";
 import type {
   KnownWebhookEvent,
@@ -19,6 +19,7 @@ const WORKFLOW_ID_HEADER = "x-workflow-webhook-id";
 interface EventSchemas {
   payload: string;
   headers?: string;
+  headerNames?: readonly string[];
 }
 
 type ChannelTable = Record<
@@ -36,20 +37,21 @@ const fail = (error: Omit<WebhookError, "issues"> & { issues?: WebhookIssue[] })
 function issueOf(part: WebhookIssue["in"], e: ErrorObject): WebhookIssue {
   const missing =
     e.keyword === "required" ? (e.params as { missingProperty: string }).missingProperty : undefined;
-  const pointer = missing
-    ? `${e.instancePath}/${missing.replace(/~/g, "~0").replace(/\//g, "~1")}`
-    : e.instancePath;
+  // Keys of free-form objects come from the sender and may be personal data: both are masked.
+  const pointer = safePointer(e.instancePath) + (missing === undefined ? "" : `/${pointerToken(missing)}`);
   // ajv's messages name the rule (type, pattern, allowed values), never the data: safe to repeat.
   return {
     in: part,
-    // Keys of free-form objects come from the sender and may be personal data.
-    pointer: safePointer(pointer) || "/",
+    pointer: pointer || "/",
     message: missing ? "is required" : (e.message ?? "is invalid"),
   };
 }
 
+// Reusable: a non-streaming decode keeps no state between calls.
+const utf8 = new TextDecoder("utf-8", { fatal: true });
+
 function decode(body: RawBody): unknown {
-  const text = typeof body === "string" ? body : new TextDecoder("utf-8", { fatal: true }).decode(body);
+  const text = typeof body === "string" ? body : utf8.decode(body);
   return JSON.parse(text);
 }
 
@@ -64,13 +66,12 @@ function identify(
   webhookId: string | undefined,
 ): { channel: WebhookChannel | null; event: string } | { error: WebhookError } {
   for (const channel of channelNames) {
-    const { eventIn, eventMember, events } = channels[channel];
+    const { eventIn, eventMember } = channels[channel];
     if (eventIn !== "header") continue;
     const event = readHeader(headers, eventMember);
     if (event !== undefined) return { channel, event };
     if (webhookId === undefined) continue;
-    const declared = declaredProperties(Object.values(events)[0]?.headers ?? "");
-    const pointer = `/${declared.find((h) => h.toLowerCase() === eventMember) ?? eventMember}`;
+    const pointer = `/${eventMember}`;
     return {
       error: {
         kind: "schema_violation",
@@ -130,9 +131,8 @@ export function parseWebhook(body: RawBody, headers: HeadersLike | null = {}): P
 
   const issues: WebhookIssue[] = [];
   if (schemas.headers) {
-    const names = declaredProperties(schemas.headers);
     const values = Object.fromEntries(
-      names.flatMap((name) => {
+      (schemas.headerNames ?? []).flatMap((name) => {
         const value = readHeader(headers, name);
         return value === undefined ? [] : [[name, value]];
       }),
