@@ -1,4 +1,4 @@
-import { escapeHtml } from "./html.js";
+import { escapeHtml, jsonBlock } from "./html.js";
 import type { Json } from "../lib/json-ref.js";
 
 /** The `x-gap` marks on one node, as an aside; empty when the node has none. */
@@ -26,9 +26,7 @@ export function renderExtensions(node: Json): string {
     .map(
       ([key, value]) =>
         `<dt><code>${escapeHtml(key)}</code></dt><dd>${
-          typeof value === "string"
-            ? escapeHtml(value)
-            : `<pre class="code"><code>${escapeHtml(JSON.stringify(value, null, 2))}</code></pre>`
+          typeof value === "string" ? escapeHtml(value) : jsonBlock(value)
         }</dd>`,
     )
     .join("")}</dl>`;

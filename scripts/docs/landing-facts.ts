@@ -11,7 +11,8 @@ interface Op {
   op: Json;
 }
 
-function operationsOf(openapi: Json): Op[] {
+/** Every operation of the contract, with its method and path. */
+export function operationsOf(openapi: Json): Op[] {
   return Object.entries<Json>(openapi.paths ?? {}).flatMap(([path, item]) =>
     METHODS.filter((m) => item?.[m]).map((method) => ({ method, path, op: item[method] })),
   );
