@@ -6,7 +6,7 @@ import { gzipSync } from "node:zlib";
 import { build } from "esbuild";
 import createFetchClient from "openapi-fetch";
 import type { paths } from "../generated/types.js";
-import { writeBenchSection } from "../scripts/lib/benchmarks-md.js";
+import { median, writeBenchSection } from "../scripts/lib/benchmarks-md.js";
 import { fromRoot } from "../scripts/lib/paths.js";
 import { createClient } from "../dist/src/index.js";
 
@@ -87,9 +87,6 @@ async function perRound(variants: (() => Promise<unknown>)[]): Promise<number[][
   }
   return rounds;
 }
-
-const median = (values: number[]): number =>
-  [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] as number;
 
 /** The median over rounds of a variant's time over the baseline's in the same round, minus one. */
 const pairedOverhead = (times: number[], baseline: number[]): number =>

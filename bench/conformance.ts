@@ -6,7 +6,7 @@ import { createWriteStream, mkdtempSync, readFileSync, rmSync, symlinkSync, writ
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { buildValidatorsModule } from "../scripts/build-conformance.js";
-import { writeBenchSection } from "../scripts/lib/benchmarks-md.js";
+import { median, writeBenchSection } from "../scripts/lib/benchmarks-md.js";
 import { fromRoot } from "../scripts/lib/paths.js";
 import { buildCorpus, type ExpectedVerdict, toNdjson } from "./corpus.js";
 
@@ -16,7 +16,6 @@ const BIG_LINES = Number(process.env.CONFORMANCE_BENCH_BIG_LINES ?? 1_000_000);
 const spec = JSON.parse(readFileSync(fromRoot("generated/openapi.json"), "utf8"));
 
 const log = (message: string) => process.stderr.write(`bench:conformance ${message}\n`);
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
 const round = (n: number) => Math.round(n).toLocaleString("en-US");
 
 /** Compile the conformance sources with the project's tsc settings, as `dist/` will hold them. */

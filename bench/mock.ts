@@ -4,7 +4,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
 import { createServer } from "node:net";
 import autocannon from "autocannon";
-import { writeBenchSection } from "../scripts/lib/benchmarks-md.js";
+import { median, writeBenchSection } from "../scripts/lib/benchmarks-md.js";
 import { fromRoot, ROOT } from "../scripts/lib/paths.js";
 import { QUIET_ENV } from "../scripts/lib/run-tool.js";
 
@@ -90,8 +90,6 @@ const requests = [
     path: "/api/v4/pdf/pep_checks/1042",
   },
 ];
-
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
 
 const rows: string[] = [];
 for (const server of servers) {

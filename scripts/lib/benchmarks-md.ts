@@ -23,3 +23,7 @@ export function writeBenchSection(name: string, markdown: string): void {
       : `${text.trimEnd()}\n\n${block}\n`;
   writeFileSync(path, next);
 }
+
+/** The middle value of a sample (the upper middle of an even count); NaN for none. */
+export const median = (values: readonly number[]): number =>
+  [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN;
