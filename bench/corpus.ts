@@ -43,7 +43,7 @@ const text = (value: string): RecordedBody => ({ kind: "text", text: value });
 const isJson = (e: ExampleExchange) => e.mediaType === "application/json";
 
 /** Every mutation of the corpus, one per check at least. */
-export const MUTATIONS: Mutation[] = [
+const MUTATIONS: Mutation[] = [
   {
     name: "unknown path",
     expect: "route_known",

@@ -5,7 +5,7 @@ import { renderManifest } from "./manifest.js";
 import { operationFacts, renderOperationFacts } from "./operation-facts.js";
 import { generateTypes } from "./types.js";
 
-export const CONTRACT = "generated/openapi.json";
+const CONTRACT = "generated/openapi.json";
 export const COMMAND = "npm run generate";
 export const OUTPUTS = ["generated/types.ts", "generated/operations.ts", "generated/manifest.json"] as const;
 

@@ -3,7 +3,7 @@ import { fromRoot } from "../lib/paths.js";
 import { escapeHtml } from "./html.js";
 
 /** The site's pages, in navigation order; api.html is Redocly's own page. */
-export const PAGES = [
+const PAGES = [
   { file: "index.html", label: "Overview" },
   { file: "api.html", label: "API reference" },
   { file: "webhooks.html", label: "Webhooks" },

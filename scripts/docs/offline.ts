@@ -5,7 +5,7 @@
  */
 
 /** CDN prefixes in Redocly's bundle and the local prefix each is rewritten to. */
-export const CDN_REWRITES: readonly (readonly [string, string])[] = [
+const CDN_REWRITES: readonly (readonly [string, string])[] = [
   ["https://cdn.redoc.ly/redoc/logo-mini-full.svg", "assets/redocly-logo.svg"],
   ["https://cdn.redoc.ly/redoc/logo-mini.svg", "assets/redocly-logo.svg"],
   // Icon packs are loaded only for icons named in a Redocly config, which this site has none of;
@@ -15,7 +15,7 @@ export const CDN_REWRITES: readonly (readonly [string, string])[] = [
 ];
 
 /** Hosts that serve page assets; none may remain anywhere in a built page. */
-export const ASSET_HOSTS = [
+const ASSET_HOSTS = [
   "cdn.redoc.ly",
   "cdn.redocly.com",
   "fonts.googleapis.com",

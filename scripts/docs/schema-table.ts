@@ -172,7 +172,7 @@ function nested(walk: Walk, raw: Json, depth: number, stack: string[]): void {
 }
 
 /** A short type: "string | null", "array of BiometricResult", "object (Address)", "const \"created\"". */
-export function schemaType(document: Json, raw: Json): string {
+function schemaType(document: Json, raw: Json): string {
   const node = resolveRef(document, unwrapMultiFormat(raw));
   if (node === true || node === undefined) return "any";
   if (node === false) return "never";

@@ -21,7 +21,7 @@ export interface RunningServer {
 }
 
 /** A static file server for one folder, on 127.0.0.1 only; GET and HEAD, nothing outside the folder. */
-export function createStaticServer(rootDir: string): Server {
+function createStaticServer(rootDir: string): Server {
   const root = resolve(rootDir);
   return createServer(async (request, response) => {
     const send = (status: number, text: string): void => {
