@@ -25,6 +25,15 @@ export interface ReceiverOptions {
 export function createReceiver({ credentials, workflowPath, handle }: ReceiverOptions): Server {
   const deduper = createDeduper(); // in memory, 6 hours: use a shared store with several instances
   return createServer((req, res) => {
+    const atWorkflowPath = req.url === workflowPath;
+    // Refused on the headers alone: the body of a stranger's request is drained, never held.
+    const refusal =
+      req.method !== "POST"
+        ? 405
+        : !atWorkflowPath && !checkReceiverAuth(req.headers, credentials).ok
+          ? 401
+          : undefined;
+    if (refusal) return void req.resume().on("end", () => res.writeHead(refusal).end());
     const chunks: Buffer[] = [];
     let size = 0;
     req.on("data", (chunk: Buffer) => {
@@ -32,11 +41,7 @@ export function createReceiver({ credentials, workflowPath, handle }: ReceiverOp
       if (size <= MAX_BODY_BYTES) chunks.push(chunk);
     });
     req.on("end", () => {
-      const atWorkflowPath = req.url === workflowPath;
-      if (req.method !== "POST") return void res.writeHead(405).end();
       if (size > MAX_BODY_BYTES) return void res.writeHead(413).end();
-      if (!atWorkflowPath && !checkReceiverAuth(req.headers, credentials).ok)
-        return void res.writeHead(401).end();
       const { event, error } = parseWebhook(Buffer.concat(chunks), req.headers);
       if (error) {
         console.warn(`webhook rejected: ${error.message}`); // where and why, never a value
