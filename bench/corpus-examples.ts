@@ -1,6 +1,7 @@
 // Valid exchanges built from the contract's own examples: every operation, every documented status,
 // every example. They are the base of the benchmark corpus and of the conformance tests.
 import type { Exchange, HeaderMap, RecordedBody } from "../conformance/exchange.js";
+import { resolveRef as deref } from "../scripts/lib/json-ref.js";
 
 // An OpenAPI document is walked structurally.
 type Json = any;
@@ -27,18 +28,6 @@ function namesMembers(document: Json, raw: Json, depth = 0): boolean {
   return [...(schema.allOf ?? []), ...(schema.oneOf ?? []), ...(schema.anyOf ?? [])].some((s: Json) =>
     namesMembers(document, s, depth + 1),
   );
-}
-
-function deref(document: Json, node: Json): Json {
-  let current = node;
-  for (let i = 0; typeof current?.$ref === "string" && i < 32; i++) {
-    current = current.$ref
-      .slice(2)
-      .split("/")
-      .map((t: string) => t.replace(/~1/g, "/").replace(/~0/g, "~"))
-      .reduce((n: Json, k: string) => n?.[k], document);
-  }
-  return current;
 }
 
 /** The example values of a media type object. */
