@@ -1,9 +1,9 @@
 // The service's own answers to requests it refuses: missing credentials, browser scripts,
 // unknown records, invalid bodies and bad uploads, each in the operation's error shape.
-import type Ajv2020 from "ajv/dist/2020.js";
+import type { SchemaCompiler } from "../conformance/contract-model.js";
+import { formParts, multipartBoundary } from "../conformance/multipart.js";
 import type { MockOperation } from "./contract-model.js";
 import { type Nested, type Rejection, rejection, summarise, validationErrors } from "./error-body.js";
-import { formParts, multipartBoundary } from "../conformance/multipart.js";
 
 export interface IncomingRequest {
   /** Lower-cased header names. */
@@ -46,16 +46,34 @@ export function checkHeaders(op: MockOperation, req: IncomingRequest): Rejection
   return undefined;
 }
 
+/** The outcome of a body check: the rejection of a refused body, or the parsed value of an accepted JSON one. */
+export interface BodyCheck {
+  rejection?: Rejection;
+  /** The JSON value of an accepted, non-empty JSON body; undefined for any other body. */
+  value?: unknown;
+}
+
 /** What the service refuses in a body: invalid JSON, a schema violation, a bad upload. */
-export function checkBody(op: MockOperation, req: IncomingBody, ajv: Ajv2020.default): Rejection | undefined {
-  if (!op.body) return undefined;
-  return op.body.mediaType === "multipart/form-data" ? checkUpload(op, req) : checkJson(op, req, ajv);
+export function checkBody(op: MockOperation, req: IncomingBody, compiler: SchemaCompiler): BodyCheck {
+  if (!op.body) return {};
+  if (op.body.mediaType === "multipart/form-data") return { rejection: checkUpload(op, req) };
+  return checkJson(op, req, compiler);
+}
+
+const MIB = 1024 * 1024;
+
+/** The refusal of a file at or over the limit: "The file must be smaller than 10 MB." for 10485760 bytes. */
+function fileTooBig(maxBytesExclusive: number): string {
+  const mb = maxBytesExclusive / MIB;
+  return `The file must be smaller than ${Number.isInteger(mb) ? `${mb} MB` : `${maxBytesExclusive} bytes`}.`;
 }
 
 /** A body larger than the mock reads: a file too big on the upload, an invalid request elsewhere. */
 export function tooLarge(op: MockOperation): Rejection {
   if (op.body?.mediaType === "multipart/form-data" && has(op, 400, "FILE_SIZE_TOO_BIG")) {
-    return rejection(op.shape, 400, "FILE_SIZE_TOO_BIG", "The file must be smaller than 10 MB.", {});
+    // The service's 10 MB when the contract states no limit.
+    const message = fileTooBig(op.body.file?.maxBytesExclusive ?? 10 * MIB);
+    return rejection(op.shape, 400, "FILE_SIZE_TOO_BIG", message, {});
   }
   return invalid(op, "The request body is too large.", {});
 }
@@ -79,37 +97,38 @@ function invalid(
   );
 }
 
-function checkJson(op: MockOperation, req: IncomingBody, ajv: Ajv2020.default): Rejection | undefined {
+function checkJson(op: MockOperation, req: IncomingBody, compiler: SchemaCompiler): BodyCheck {
   const spec = op.body;
-  if (!spec) return undefined;
+  if (!spec) return {};
   const empty = req.body.length === 0;
-  if (empty && !spec.required) return undefined;
+  if (empty && !spec.required) return {};
   const type = req.headers["content-type"] ?? "";
   if (!empty && !/^application\/json\b/i.test(type)) {
-    return invalid(op, "Content-Type must be application/json.", {});
+    return { rejection: invalid(op, "Content-Type must be application/json.", {}) };
   }
   let value: unknown;
   try {
     value = empty ? undefined : JSON.parse(req.body.toString("utf8"));
   } catch {
-    return invalid(op, "The request body is not valid JSON.", {});
+    return { rejection: invalid(op, "The request body is not valid JSON.", {}) };
   }
-  if (value === undefined) return invalid(op, "The request body can't be blank.", {});
-  const validate = ajv.getSchema(`contract.json#${spec.schemaPointer}`);
-  if (!validate) throw new Error(`no schema for ${op.operationId}`);
-  if (validate(value)) return undefined;
+  if (value === undefined) return { rejection: invalid(op, "The request body can't be blank.", {}) };
+  const validate = compiler.validator(spec.schemaPointer);
+  if (validate(value)) return { value };
   const errors = validate.errors ?? [];
   const echo = (value && typeof value === "object" ? (value as Record<string, unknown>) : {}) as Record<
     string,
     unknown
   >;
   const metadata = (echo.metadata ?? {}) as Record<string, unknown>;
-  return invalid(
-    op,
-    summarise(errors),
-    { reference: metadata.reference, external_id: metadata.external_id },
-    validationErrors(errors),
-  );
+  return {
+    rejection: invalid(
+      op,
+      summarise(errors),
+      { reference: metadata.reference, external_id: metadata.external_id },
+      validationErrors(errors),
+    ),
+  };
 }
 
 function checkUpload(op: MockOperation, req: IncomingBody): Rejection | undefined {
@@ -135,7 +154,7 @@ function checkUpload(op: MockOperation, req: IncomingBody): Rejection | undefine
   const file = files[0];
   if (!file || !limits) return undefined;
   if (file.size >= limits.maxBytesExclusive)
-    return reject("FILE_SIZE_TOO_BIG", "The file must be smaller than 10 MB.");
+    return reject("FILE_SIZE_TOO_BIG", fileTooBig(limits.maxBytesExclusive));
   const extension = file.fileName?.split(".").pop()?.toLowerCase() ?? "";
   // A generic type says nothing about the file; the extension decides then.
   const typeOk =

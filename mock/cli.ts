@@ -1,18 +1,26 @@
 // npm run mock [-- --port N]: serve the contract mock on 127.0.0.1 (--port, PORT, or 4010).
-import { parsePort, portFlag } from "../scripts/lib/port.js";
+import { parseArgs } from "node:util";
+import { closeOnSignals, parsePort, reportStartError } from "../scripts/lib/port.js";
 import { startMock } from "./server.js";
 
 try {
-  const port = parsePort(portFlag(process.argv.slice(2)) ?? process.env.PORT, 4010);
+  // Not strict: other arguments are ignored, and a bare --port is reported below.
+  const { values } = parseArgs({
+    args: process.argv.slice(2),
+    options: { port: { type: "string" } },
+    strict: false,
+  });
+  const flag = values.port;
+  if (typeof flag === "boolean" || flag?.startsWith("--")) throw new Error("--port needs a value");
+  const port = parsePort(flag ?? process.env.PORT, 4010);
   const mock = await startMock({ port, log: (line) => console.log(line) });
   console.log(`Contract mock listening on ${mock.url}`);
-  const stop = () => mock.close().then(() => process.exit(0));
-  process.on("SIGINT", stop);
-  process.on("SIGTERM", stop);
+  closeOnSignals(() => mock.close());
 } catch (error) {
-  const code = (error as NodeJS.ErrnoException)?.code;
-  const reason =
-    code === "EADDRINUSE" ? "the port is in use; pick another with --port or PORT" : (error as Error).message;
-  console.error(`mock: could not start: ${reason}`);
-  process.exit(code === "EADDRINUSE" ? 1 : 2);
+  const inUse = reportStartError(
+    error,
+    "mock: could not start: ",
+    "the port is in use; pick another with --port or PORT",
+  );
+  process.exit(inUse ? 1 : 2);
 }

@@ -1,6 +1,5 @@
 // What the mock needs to know of each operation, read once from the bundled contract.
-import { readFileSync } from "node:fs";
-import { fromRoot } from "../scripts/lib/paths.js";
+import { escapeToken } from "../conformance/contract-model.js";
 import { resolveRef } from "../conformance/resolve-ref.js";
 
 // The bundled document is walked structurally.
@@ -31,18 +30,15 @@ export interface MockOperation {
 const METHODS = ["get", "put", "post", "patch", "delete"];
 
 /** Follow local `$ref`s in a bundled document. */
-export const deref = (doc: Json, node: Json): Json => resolveRef(doc, node, "").node;
-
-const token = (s: string) => s.replace(/~/g, "~0").replace(/\//g, "~1");
+const deref = (doc: Json, node: Json): Json => resolveRef(doc, node, "").node;
 
 function codes(doc: Json, response: Json, member: "error_code" | "error_type"): string[] {
   const schema = deref(doc, deref(doc, response)?.content?.["application/json"]?.schema);
   return (schema?.allOf ?? []).flatMap((part: Json) => part?.properties?.[member]?.enum ?? []);
 }
 
-/** Every operation of the contract, ready for routing and request checks. */
-export function loadMockOperations(document?: Json): { doc: Json; operations: MockOperation[] } {
-  const doc = document ?? JSON.parse(readFileSync(fromRoot("generated/openapi.json"), "utf8"));
+/** Every operation of a bundled contract document, ready for routing and request checks. */
+export function loadMockOperations(doc: Json): { doc: Json; operations: MockOperation[] } {
   const schemes = doc.components?.securitySchemes ?? {};
   const operations: MockOperation[] = [];
   for (const [template, item] of Object.entries<Json>(doc.paths)) {
@@ -75,7 +71,7 @@ export function loadMockOperations(document?: Json): { doc: Json; operations: Mo
         const found = codes(doc, response, member);
         if (found.length > 0 && /^[45]/.test(status)) errors.set(Number(status), found);
       }
-      const pointer = `/paths/${token(template)}/${method}`;
+      const pointer = `/paths/${escapeToken(template)}/${method}`;
       let body: MockOperation["body"];
       if (op.requestBody) {
         const rb = deref(doc, op.requestBody);
@@ -85,7 +81,7 @@ export function loadMockOperations(document?: Json): { doc: Json; operations: Mo
         body = {
           mediaType: mediaType ?? "application/json",
           required: rb.required === true,
-          schemaPointer: `${pointer}/requestBody/content/${token(mediaType ?? "")}/schema`,
+          schemaPointer: `${pointer}/requestBody/content/${escapeToken(mediaType ?? "")}/schema`,
           file: fileSchema?.["x-file-constraints"],
         };
       }

@@ -2,8 +2,9 @@
 import { readFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import type { SchemaCompiler } from "../conformance/contract-model.js";
+import { loadPrecompiled } from "../conformance/precompiled.js";
 import { fromRoot } from "../scripts/lib/paths.js";
-import { createSchemaValidator } from "../src/schema-validator.js";
 import { checkBody, checkHeaders, tooLarge } from "./check-request.js";
 import { type ErrorShape, loadMockOperations, type MockOperation } from "./contract-model.js";
 import { type Rejection, rejection } from "./error-body.js";
@@ -71,8 +72,9 @@ const shapeOfPath = (path: string): ErrorShape => (path.startsWith("/api/v2/manu
 export async function startMock(options: MockOptions = {}): Promise<RunningMock> {
   const spec = options.spec ?? fromRoot("generated/openapi.json");
   const { doc, operations } = loadMockOperations(JSON.parse(readFileSync(spec, "utf8")));
-  const ajv = createSchemaValidator();
-  ajv.addSchema(doc, "contract.json");
+  // The validators generated at build time when they match this contract, else ajv compiling on first use.
+  const compiler: SchemaCompiler =
+    (await loadPrecompiled(doc)) ?? new (await import("../conformance/ajv-compiler.js")).AjvCompiler(doc);
   const answer = await createPrismEngine(spec);
   const log = options.log ?? (() => {});
 
@@ -114,12 +116,12 @@ export async function startMock(options: MockOptions = {}): Promise<RunningMock>
       if (refused) return sendRejection(refused);
       const body = await readBody(req);
       if (body === undefined) return sendRejection(tooLarge(op));
-      const badBody = checkBody(op, { headers, body }, ajv);
-      if (badBody) return sendRejection(badBody);
+      const checked = checkBody(op, { headers, body }, compiler);
+      if (checked.rejection) return sendRejection(checked.rejection);
 
       const query: Record<string, string | string[]> = {};
       for (const [k, v] of url.searchParams) query[k] = v;
-      // Only a JSON body the contract accepted reaches here; any other body is not Prism's concern.
+      // Only a JSON body the contract accepted (parsed by checkBody) reaches here; any other body is not Prism's.
       const json = op.body?.mediaType === "application/json" && body.length > 0;
       // Prism sees the body's headers only with the body they describe.
       const bodyHeaders = new Set(json ? [] : ["content-type", "content-length", "transfer-encoding"]);
@@ -132,7 +134,7 @@ export async function startMock(options: MockOptions = {}): Promise<RunningMock>
             (e): e is [string, string] => e[1] !== undefined && !bodyHeaders.has(e[0]),
           ),
         ),
-        body: json ? JSON.parse(body.toString("utf8")) : undefined,
+        body: json ? checked.value : undefined,
       });
       if ("problem" in out) {
         // Only a Prefer header asking for what the contract lacks gets here: a mock-only misuse.

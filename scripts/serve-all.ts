@@ -3,7 +3,7 @@
 import { startMock } from "../mock/server.js";
 import { DEFAULT_BUILD } from "./docs/build-site.js";
 import { listen } from "./docs/static-server.js";
-import { parsePort } from "./lib/port.js";
+import { closeOnSignals, parsePort, reportStartError } from "./lib/port.js";
 
 try {
   const mock = await startMock({
@@ -12,13 +12,8 @@ try {
   });
   const docs = await listen(DEFAULT_BUILD.outDir, parsePort(process.env.DOCS_PORT, 8080, "DOCS_PORT"));
   console.log(`\nContract mock: ${mock.url}\nDocs site:     ${docs.url}\n\nCtrl+C stops both.`);
-  const stop = () => void Promise.all([mock.close(), docs.close()]).then(() => process.exit(0));
-  process.once("SIGINT", stop);
-  process.once("SIGTERM", stop);
+  closeOnSignals(() => Promise.all([mock.close(), docs.close()]));
 } catch (error) {
-  const code = (error as NodeJS.ErrnoException)?.code;
-  const reason =
-    code === "EADDRINUSE" ? "a port is in use; set MOCK_PORT or DOCS_PORT" : (error as Error).message;
-  console.error(`npm start: could not serve: ${reason}`);
+  reportStartError(error, "npm start: could not serve: ", "a port is in use; set MOCK_PORT or DOCS_PORT");
   process.exit(1);
 }

@@ -6,7 +6,7 @@ import { existsSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { buildSite, DEFAULT_BUILD } from "./docs/build-site.js";
 import { listen } from "./docs/static-server.js";
-import { parsePort } from "./lib/port.js";
+import { closeOnSignals, parsePort, reportStartError } from "./lib/port.js";
 
 async function main(): Promise<void> {
   const { values } = parseArgs({ options: { port: { type: "string" } }, strict: true });
@@ -17,19 +17,10 @@ async function main(): Promise<void> {
   }
   const { url, close } = await listen(DEFAULT_BUILD.outDir, port);
   console.log(`docs:serve: serving build/docs at ${url} (Ctrl+C to stop)`);
-  const stop = (): void => {
-    void close().then(() => process.exit(0));
-  };
-  process.once("SIGINT", stop);
-  process.once("SIGTERM", stop);
+  closeOnSignals(close);
 }
 
 main().catch((error: unknown) => {
-  const code = (error as NodeJS.ErrnoException)?.code;
-  const message =
-    code === "EADDRINUSE"
-      ? "that port is in use; pick another with --port or PORT"
-      : String((error as Error)?.message ?? error);
-  console.error(`docs:serve: ${message}`);
+  reportStartError(error, "docs:serve: ", "that port is in use; pick another with --port or PORT");
   process.exitCode = 1;
 });

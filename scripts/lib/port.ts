@@ -8,12 +8,21 @@ export function parsePort(value: string | undefined, fallback: number, name = "p
   return port;
 }
 
-/** The value of `--port N` (or `--port=N`) in an argument list; an error when the flag has no value. */
-export function portFlag(argv: string[]): string | undefined {
-  const i = argv.findIndex((a) => a === "--port" || a.startsWith("--port="));
-  if (i < 0) return undefined;
-  const arg = argv[i] as string;
-  const value = arg.includes("=") ? arg.slice(arg.indexOf("=") + 1) : argv[i + 1];
-  if (value === undefined || value.startsWith("--")) throw new Error("--port needs a value");
-  return value;
+/**
+ * Print why a server could not start as `${prefix}${reason}` on stderr: `inUse` when its port is taken,
+ * the error's message otherwise. Returns whether the port was in use; the caller picks the exit code.
+ */
+export function reportStartError(error: unknown, prefix: string, inUse: string): boolean {
+  const portInUse = (error as NodeJS.ErrnoException)?.code === "EADDRINUSE";
+  console.error(`${prefix}${portInUse ? inUse : String((error as Error)?.message ?? error)}`);
+  return portInUse;
+}
+
+/** On Ctrl+C or SIGTERM, run `close` and exit 0; a second signal meanwhile ends the process at once. */
+export function closeOnSignals(close: () => Promise<unknown>): void {
+  const stop = (): void => {
+    void close().then(() => process.exit(0));
+  };
+  process.once("SIGINT", stop);
+  process.once("SIGTERM", stop);
 }
