@@ -1,5 +1,6 @@
 import type { ValidateFunction } from "ajv";
 import { AjvCompiler } from "./ajv-compiler.js";
+import { escapeToken } from "./contract-model.js";
 import { resolveRef } from "./resolve-ref.js";
 
 // An AsyncAPI document is walked structurally.
@@ -32,13 +33,41 @@ export interface MessageModel {
   discriminators: Discriminator[];
   /** The schema every message of the channel builds on (its `allOf` `$ref`), if they share one. */
   envelopePointer?: string;
+  /** `requiredHeaders` with their keys; see AsyncApiModel.requiredHeadersOf. */
+  requiredHeaderKeys?: RequiredHeader[];
 }
 
-const esc = (s: string): string => s.replace(/~/g, "~0").replace(/\//g, "~1");
+/** A header a message requires: its name as the contract writes it, and as recorded headers are keyed. */
+export interface RequiredHeader {
+  name: string;
+  key: string;
+}
+
+/** A channel whose deliveries name their type: what a delivery of a type it does not describe is told by. */
+export interface ChannelModel {
+  id: string;
+  /** Its messages, in document order. */
+  messages: MessageModel[];
+  /** The first of them: its envelope and required headers are what a delivery of a new type must have. */
+  first: MessageModel;
+  /** The value that names a delivery's type: the primary marker of its first message. */
+  marker: Discriminator;
+  /** The values its messages give the marker, without repeats; see AsyncApiModel.knownTypes. */
+  knownTypes?: string[];
+}
+
+/** The value that names a message's type: a pinned header when there is one (a type header), else a body member. */
+function primaryMarker(m: MessageModel | undefined): Discriminator | undefined {
+  return m?.discriminators.find((d) => d.in === "header") ?? m?.discriminators[0];
+}
 
 /** The AsyncAPI 3 contract compiled for checking deliveries. */
 export class AsyncApiModel {
   readonly messages: MessageModel[] = [];
+  /** The channels whose first message has a marker, in document order. */
+  readonly channels: ChannelModel[] = [];
+  /** What names the type of each message (`header X` or `body member x`), without repeats. */
+  readonly markers: string[];
   readonly defaultContentType: string;
   private readonly compiler: AjvCompiler;
 
@@ -48,14 +77,43 @@ export class AsyncApiModel {
     for (const [channelId, channel] of Object.entries<Json>(document.channels ?? {})) {
       const channelMessages: MessageModel[] = [];
       for (const [messageId, raw] of Object.entries<Json>(channel?.messages ?? {})) {
-        const base = `/channels/${esc(channelId)}/messages/${esc(messageId)}`;
+        const base = `/channels/${escapeToken(channelId)}/messages/${escapeToken(messageId)}`;
         const message = this.resolve(raw, base);
         channelMessages.push(this.message(channelId, messageId, message.node, message.pointer));
       }
       const envelope = this.sharedEnvelope(channelMessages);
       for (const m of channelMessages) m.envelopePointer = envelope;
       this.messages.push(...channelMessages);
+      const first = channelMessages[0];
+      const marker = primaryMarker(first);
+      if (first && marker) this.channels.push({ id: channelId, messages: channelMessages, first, marker });
     }
+    this.markers = [
+      ...new Set(
+        this.messages
+          .map(primaryMarker)
+          .flatMap((d) => (d ? [d.in === "header" ? `header ${d.label}` : `body member ${d.label}`] : [])),
+      ),
+    ];
+  }
+
+  // The two below are worked out on first use, not here: a contract value they cannot be made from
+  // (a non-string header name, say) then fails only the deliveries that need it, as it always has.
+
+  /** The values a channel's messages give its marker, as a report shows them, without repeats. */
+  knownTypes(channel: ChannelModel): string[] {
+    return (channel.knownTypes ??= [
+      ...new Set(
+        channel.messages.map((m) =>
+          String(m.discriminators.find((d) => d.name === channel.marker.name)?.value),
+        ),
+      ),
+    ]);
+  }
+
+  /** The headers a message's headers schema requires, with the keys recorded headers have. */
+  requiredHeadersOf(m: MessageModel): RequiredHeader[] {
+    return (m.requiredHeaderKeys ??= m.requiredHeaders.map((name) => ({ name, key: name.toLowerCase() })));
   }
 
   /** The validator of the schema at a pointer, compiled on first use. */

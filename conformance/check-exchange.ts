@@ -9,7 +9,15 @@ import type {
 } from "./contract-model.js";
 import { isJsonMediaType } from "./contract-model.js";
 import { DescribedMembers } from "./described-members.js";
-import { type Exchange, type HeaderMap, isEmptyBody, type RecordedBody } from "./exchange.js";
+import {
+  type Exchange,
+  type HeaderMap,
+  isEmptyBody,
+  NOT_JSON,
+  parseJson,
+  type RecordedBody,
+  type RecordedResponse,
+} from "./exchange.js";
 import { type EntryResult, FindingList } from "./findings.js";
 import { bodySize, hasSignature, mediaTypeMatches, signatureLabel } from "./media.js";
 import { formParts, multipartBoundary } from "./multipart.js";
@@ -18,39 +26,6 @@ import { reportSchemaErrors } from "./schema-errors.js";
 
 // Schemas are walked structurally.
 type Json = any;
-
-const NOT_JSON = Symbol("not JSON");
-
-const NOT_PARSED = Symbol("not parsed yet");
-
-/**
- * Whether a text cannot start a JSON value: its first non-blank character opens none. Such bodies
- * (a PDF, an HTML page, multipart) are common in broken traffic, and a throwing JSON.parse is slow.
- */
-function cannotBeJson(text: string): boolean {
-  let i = 0;
-  let c = text.charCodeAt(0);
-  // JSON's whitespace: space, tab, line feed, carriage return.
-  while (c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d) c = text.charCodeAt(++i);
-  // An object, an array, a string, true, false or null: JSON.parse decides.
-  if (c === 0x7b || c === 0x5b || c === 0x22 || c === 0x74 || c === 0x66 || c === 0x6e) return false;
-  // A number: a digit, or a minus sign followed by one.
-  if (c === 0x2d) c = text.charCodeAt(i + 1);
-  return !(c >= 0x30 && c <= 0x39);
-}
-
-/** The JSON value of a body, or NOT_JSON when it does not parse. */
-function parseJson(body: RecordedBody): unknown {
-  if (body.kind === "json") return body.value;
-  if (body.kind === "form") return NOT_JSON;
-  const text = body.kind === "text" ? body.text : body.bytes.toString("utf8");
-  if (cannotBeJson(text)) return NOT_JSON;
-  try {
-    return JSON.parse(text);
-  } catch {
-    return NOT_JSON;
-  }
-}
 
 const list = (values: string[]): string => values.join(", ");
 
@@ -446,32 +421,29 @@ export class ExchangeChecker {
     const essence = mediaTypeEssence(headers["content-type"]);
     let shapeBroken = false;
     // Parsed once, here or by the body check, whichever needs it first.
-    let parsedBody: unknown = NOT_PARSED;
+    let parsed: { value: unknown } | undefined;
     if (status >= 400 && op.errorShape && body && !isEmptyBody(body) && essence && isJsonMediaType(essence)) {
-      parsedBody = parseJson(body);
-      const value = parsedBody;
+      const value = parseJson(body);
+      parsed = { value };
       if (value !== NOT_JSON) {
         const validate = this.model.validatorOf(op.errorShape);
         if (!validate(value)) {
           shapeBroken = true;
-          const before = findings.violations.length;
-          reportSchemaErrors(findings, "response.body", "error_shape", validate.errors, value);
-          for (const v of findings.violations.slice(before))
-            v.message = `not a ${op.errorShape.name}: ${v.message}`;
+          reportSchemaErrors(
+            findings,
+            "response.body",
+            "error_shape",
+            validate.errors,
+            value,
+            "",
+            `not a ${op.errorShape.name}: `,
+          );
         }
       }
     }
     if (!model) return;
     this.checkResponseHeaders(model, headers, findings);
-    this.checkResponseBody(
-      model,
-      response.body,
-      headers,
-      response.bodyNotRecorded === true,
-      shapeBroken,
-      parsedBody,
-      findings,
-    );
+    this.checkResponseBody(model, response, shapeBroken, parsed, findings);
   }
 
   private checkResponseHeaders(model: ResponseModel, headers: HeaderMap, findings: FindingList): void {
@@ -501,15 +473,15 @@ export class ExchangeChecker {
     }
   }
 
+  /** `parsed`: the body's JSON value when checkResponse has parsed it already. */
   private checkResponseBody(
     model: ResponseModel,
-    body: RecordedBody | undefined,
-    headers: HeaderMap,
-    notRecorded: boolean,
+    response: RecordedResponse,
     shapeBroken: boolean,
-    parsedBody: unknown,
+    parsed: { value: unknown } | undefined,
     findings: FindingList,
   ): void {
+    const { body, headers } = response;
     const empty = isEmptyBody(body);
     if (model.media.length === 0) {
       if (!empty)
@@ -522,7 +494,7 @@ export class ExchangeChecker {
       return;
     }
     if (empty || !body) {
-      if (notRecorded)
+      if (response.bodyNotRecorded === true)
         findings.warn(
           "response.body",
           "response_body_schema",
@@ -547,7 +519,7 @@ export class ExchangeChecker {
     );
     if (!media) return;
     if (isJsonMediaType(media.mediaType)) {
-      const value = parsedBody === NOT_PARSED ? parseJson(body) : parsedBody;
+      const value = parsed ? parsed.value : parseJson(body);
       if (value === NOT_JSON) {
         findings.fail(
           "response.body",

@@ -6,6 +6,7 @@ import type { Writable } from "node:stream";
 import { parseArgs } from "node:util";
 import type { EntryResult } from "./findings.js";
 import { InputError } from "./input-error.js";
+import { openSource } from "./open-source.js";
 import { createReporter, type ReportFormat } from "./reporters.js";
 import { runAll } from "./run.js";
 
@@ -80,19 +81,7 @@ async function openResults(args: {
       basePaths: args.basePaths,
     });
   }
-  // Each command loads only its own contract and checker: start-up is part of the time to first verdict.
-  let source: (file: string) => AsyncIterable<EntryResult>;
-  if (args.command === "check") {
-    const { openConformanceChecker } = await import("./open-checker.js");
-    const { readContract } = await import("./load-contract.js");
-    const spec = args.spec ? await readContract(args.spec) : undefined;
-    const checker = await openConformanceChecker({ spec, basePaths: args.basePaths });
-    source = (file) => checker.checkFile(file);
-  } else {
-    const { createWebhookChecker } = await import("./webhooks.js");
-    const checker = await createWebhookChecker({ specFile: args.spec });
-    source = (file) => checker.checkFile(file);
-  }
+  const source = await openSource(args);
   return (async function* () {
     for (const file of args.files) yield* source(file);
   })();

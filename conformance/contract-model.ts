@@ -24,7 +24,6 @@ export interface ParameterModel {
   in: "path" | "query" | "header" | "cookie";
   required: boolean;
   schemaPointer?: string;
-  schema?: Json;
   /** The name as recorded headers are keyed (lower-cased), for header parameters. */
   headerName: string;
   /** Whether a query parameter's schema takes an array (every recorded value is then checked). */
@@ -119,11 +118,6 @@ export class ContractModel {
     );
   }
 
-  /** The validator of the schema at a pointer in the document. */
-  validator(schemaPointer: string): ValidateFunction {
-    return this.compiler.validator(schemaPointer);
-  }
-
   /** The validator of a model's schema, looked up once and kept on the model (checks run per exchange). */
   validatorOf(holder: { schemaPointer: string; validate?: ValidateFunction }): ValidateFunction {
     let validate = holder.validate;
@@ -182,7 +176,6 @@ export class ContractModel {
           in: node.in,
           required: node.in === "path" || node.required === true,
           schemaPointer: node.schema ? `${at}/schema` : undefined,
-          schema: node.schema,
           headerName: String(node.name).toLowerCase(),
           array: [node.schema?.type].flat().includes("array"),
           coercion: coercionOf(node.schema),

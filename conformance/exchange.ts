@@ -53,3 +53,35 @@ export function isEmptyBody(body: RecordedBody | undefined): boolean {
   if (body.kind === "bytes") return body.bytes.length === 0;
   return false;
 }
+
+/** What parseJson gives for a body that is not JSON. */
+export const NOT_JSON = Symbol("not JSON");
+
+/**
+ * Whether a text cannot start a JSON value: its first non-blank character opens none. Such bodies
+ * (a PDF, an HTML page, multipart) are common in broken traffic, and a throwing JSON.parse is slow.
+ */
+function cannotBeJson(text: string): boolean {
+  let i = 0;
+  let c = text.charCodeAt(0);
+  // JSON's whitespace: space, tab, line feed, carriage return.
+  while (c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d) c = text.charCodeAt(++i);
+  // An object, an array, a string, true, false or null: JSON.parse decides.
+  if (c === 0x7b || c === 0x5b || c === 0x22 || c === 0x74 || c === 0x66 || c === 0x6e) return false;
+  // A number: a digit, or a minus sign followed by one.
+  if (c === 0x2d) c = text.charCodeAt(i + 1);
+  return !(c >= 0x30 && c <= 0x39);
+}
+
+/** The JSON value of a body, or NOT_JSON when it does not parse. */
+export function parseJson(body: RecordedBody): unknown {
+  if (body.kind === "json") return body.value;
+  if (body.kind === "form") return NOT_JSON;
+  const text = body.kind === "text" ? body.text : body.bytes.toString("utf8");
+  if (cannotBeJson(text)) return NOT_JSON;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return NOT_JSON;
+  }
+}

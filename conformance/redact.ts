@@ -2,9 +2,9 @@
 // identify a person or unlock an account. Keys and path segments are recorded values too, so those that
 // look like personal data (an e-mail used as a key, a phone number in a path) are masked.
 
-import { pointerToken, REDACTED, safeToken } from "../src/redact.js";
+import { pointerToken, REDACTED, safePointer, safeToken } from "../src/redact.js";
 
-export { pointerToken, REDACTED, safeToken };
+export { pointerToken, safePointer, safeToken };
 
 /** Any of safeToken's number shapes anywhere in a path: then each segment is looked at. */
 const LOOKS_SENSITIVE = /\d[\d().+-]{5,}\d|\d{1,4}[-/.]\d{1,2}[-/.]\d{1,4}/;

@@ -1,6 +1,6 @@
 import type { ErrorObject } from "ajv";
 import type { CheckName, FindingList, FindingLocation } from "./findings.js";
-import { pointerToken } from "./redact.js";
+import { pointerToken, safePointer } from "./redact.js";
 
 // ajv's own messages are safe today, but a future keyword or format could quote the instance. Messages are
 // therefore built here from the keyword, the location and the schema's facts only; never from the data.
@@ -9,13 +9,10 @@ const MAX_ALLOWED_SHOWN = 12;
 
 const show = (value: unknown): string => JSON.stringify(value);
 
-/** The pointer of an ajv error, with keys that look like personal data masked. */
+/** The pointer of an ajv error (its instancePath is a JSON pointer), with keys that look like personal data masked. */
 function errorPointer(error: ErrorObject, member?: string): string {
-  const tokens = error.instancePath === "" ? [] : error.instancePath.slice(1).split("/");
-  // instancePath tokens arrive escaped; unescape, mask, re-escape.
-  const safe = tokens.map((t) => pointerToken(t.replace(/~1/g, "/").replace(/~0/g, "~")));
-  if (member !== undefined) safe.push(pointerToken(member));
-  return safe.length === 0 ? "" : `/${safe.join("/")}`;
+  const pointer = safePointer(error.instancePath);
+  return member === undefined ? pointer : `${pointer}/${pointerToken(member)}`;
 }
 
 function jsonType(value: unknown): string {
@@ -131,7 +128,10 @@ export function describeSchemaError(
   }
 }
 
-/** Record every ajv error as a violation, pointer relative to `base` (e.g. `/query/id`). */
+/**
+ * Record every ajv error as a violation, pointer relative to `base` (e.g. `/query/id`), message after
+ * `prefix` (e.g. `not a ServiceError: `).
+ */
 export function reportSchemaErrors(
   findings: FindingList,
   where: FindingLocation,
@@ -139,6 +139,7 @@ export function reportSchemaErrors(
   errors: ErrorObject[] | null | undefined,
   instance: unknown,
   base = "",
+  prefix = "",
 ): void {
   const seen = new Set<string>();
   for (const error of errors ?? []) {
@@ -148,6 +149,6 @@ export function reportSchemaErrors(
     // allOf branches can report the same fact twice.
     if (seen.has(key)) continue;
     seen.add(key);
-    findings.fail(where, check, base + described.pointer, described.message);
+    findings.fail(where, check, base + described.pointer, prefix + described.message);
   }
 }

@@ -2,7 +2,7 @@ import { readFile } from "node:fs/promises";
 import bundled from "../generated/asyncapi.json" with { type: "json" };
 import { AsyncApiModel, type Json, type MessageModel } from "./asyncapi-model.js";
 import { DescribedMembers } from "./described-members.js";
-import { type Exchange, isEmptyBody, type RecordedBody } from "./exchange.js";
+import { type Exchange, isEmptyBody, NOT_JSON, parseJson, type RecordedBody } from "./exchange.js";
 import { type EntryResult, FindingList } from "./findings.js";
 import { describeJsonError, InputError } from "./input-error.js";
 import { readExchanges, type TrafficFormat } from "./read-traffic.js";
@@ -18,29 +18,17 @@ export interface WebhookChecker {
 }
 
 const NO_BODY = Symbol("no body");
-const NOT_JSON = Symbol("not JSON");
 
+/** The JSON value of a delivery's body; NO_BODY or NOT_JSON when it has none. */
 function parseBody(body: RecordedBody | undefined): unknown {
-  if (!body || isEmptyBody(body)) return NO_BODY;
-  if (body.kind === "json") return body.value;
-  if (body.kind === "form") return NOT_JSON;
-  try {
-    return JSON.parse(body.kind === "text" ? body.text : body.bytes.toString("utf8"));
-  } catch {
-    return NOT_JSON;
-  }
-}
-
-/** The value that names a message's type: a pinned header when there is one (a type header), else a body member. */
-function primaryMarker(m: MessageModel | undefined) {
-  return m?.discriminators.find((d) => d.in === "header") ?? m?.discriminators[0];
+  return !body || isEmptyBody(body) ? NO_BODY : parseJson(body);
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> =>
   v !== null && typeof v === "object" && !Array.isArray(v);
 
 /** Read a bundled AsyncAPI 3 document (JSON). */
-export async function readAsyncApi(file: string): Promise<Json> {
+async function readAsyncApi(file: string): Promise<Json> {
   let document: Json;
   try {
     document = JSON.parse(await readFile(file, "utf8"));
@@ -140,10 +128,14 @@ class DeliveryChecker {
     }
   }
 
-  private checkHeaders(m: MessageModel, headers: Record<string, string>, findings: FindingList): void {
-    for (const name of m.requiredHeaders) {
+  private checkRequiredHeaders(
+    m: MessageModel,
+    headers: Record<string, string>,
+    findings: FindingList,
+  ): void {
+    for (const { name, key } of this.model.requiredHeadersOf(m)) {
       // Content-Type has been judged against the message's content type already.
-      if (name.toLowerCase() === "content-type" || headers[name.toLowerCase()] !== undefined) continue;
+      if (key === "content-type" || headers[key] !== undefined) continue;
       findings.fail(
         "delivery.header",
         "required_headers",
@@ -151,6 +143,10 @@ class DeliveryChecker {
         `the required ${name} header is missing`,
       );
     }
+  }
+
+  private checkHeaders(m: MessageModel, headers: Record<string, string>, findings: FindingList): void {
+    this.checkRequiredHeaders(m, headers, findings);
     if (!m.headersPointer) return;
     // Header names are case-insensitive: present the recorded ones under the names the contract writes.
     const described: Record<string, string> = {};
@@ -169,47 +165,33 @@ class DeliveryChecker {
 
   /** No message fits: a new event type of a known channel is tolerated; anything else is unknown. */
   private unknownType(body: unknown, headers: Record<string, string>, findings: FindingList): void {
-    const channels = new Map<string, MessageModel[]>();
-    for (const m of this.model.messages) channels.set(m.channel, [...(channels.get(m.channel) ?? []), m]);
-    for (const [channel, messages] of channels) {
-      const marker = primaryMarker(messages[0]);
-      if (!marker) continue;
+    for (const channel of this.model.channels) {
+      const { marker } = channel;
       const carries =
         marker.in === "header"
           ? headers[marker.name] !== undefined
           : isObject(body) && typeof body[marker.name] === "string";
       if (!carries) continue;
-      const known = [
-        ...new Set(messages.map((m) => String(m.discriminators.find((d) => d.name === marker.name)?.value))),
-      ];
       findings.warn(
         marker.in === "header" ? "delivery.header" : "delivery.body",
         "channel_known",
         `/${pointerToken(marker.label)}`,
-        `a type of ${channel} delivery the contract does not describe (it describes ${known.join(", ")}); new types are tolerated`,
+        `a type of ${channel.id} delivery the contract does not describe (it describes ${this.model.knownTypes(channel).join(", ")}); new types are tolerated`,
       );
-      const envelope = messages[0]?.envelopePointer;
+      const envelope = channel.first.envelopePointer;
       if (envelope && body !== NO_BODY && body !== NOT_JSON) {
         const validate = this.model.validator(envelope);
         if (!validate(body))
           reportSchemaErrors(findings, "delivery.body", "payload_schema", validate.errors, body);
       }
-      const first = messages[0];
-      if (first) this.checkHeaders({ ...first, headersPointer: undefined }, headers, findings);
+      this.checkRequiredHeaders(channel.first, headers, findings);
       return;
     }
-    const markers = [
-      ...new Set(
-        this.model.messages
-          .map(primaryMarker)
-          .flatMap((d) => (d ? [d.in === "header" ? `header ${d.label}` : `body member ${d.label}`] : [])),
-      ),
-    ];
     findings.fail(
       "delivery.channel",
       "channel_known",
       "",
-      `the delivery matches no channel of the contract: it carries none of ${markers.join(", ")}`,
+      `the delivery matches no channel of the contract: it carries none of ${this.model.markers.join(", ")}`,
     );
   }
 }

@@ -2,22 +2,14 @@
 import { parentPort, workerData } from "node:worker_threads";
 import type { EntryResult } from "./findings.js";
 import { InputError } from "./input-error.js";
+import { openSource } from "./open-source.js";
 import type { WorkerJob, WorkerMessage } from "./worker-pool.js";
 
 const BATCH = 512;
 
 async function run(job: WorkerJob): Promise<void> {
   const post = (message: WorkerMessage) => parentPort?.postMessage(message);
-  let results: AsyncIterable<EntryResult>;
-  if (job.command === "check") {
-    const { openConformanceChecker } = await import("./open-checker.js");
-    const { readContract } = await import("./load-contract.js");
-    const spec = job.spec ? await readContract(job.spec) : undefined;
-    results = (await openConformanceChecker({ spec, basePaths: job.basePaths })).checkFile(job.file);
-  } else {
-    const { createWebhookChecker } = await import("./webhooks.js");
-    results = (await createWebhookChecker({ specFile: job.spec })).checkFile(job.file);
-  }
+  const results = (await openSource(job))(job.file);
   let batch: EntryResult[] = [];
   for await (const result of results) {
     batch.push(result);

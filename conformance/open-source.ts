@@ -1,0 +1,22 @@
+// The checker of a command, for the CLI and its worker threads alike.
+import type { EntryResult } from "./findings.js";
+import type { WorkerJob } from "./worker-pool.js";
+
+/**
+ * Open the checker of a command, once, and give what checks a file with it. Each command loads only its
+ * own contract and checker: start-up is part of the time to first verdict.
+ */
+export async function openSource(
+  options: Omit<WorkerJob, "file">,
+): Promise<(file: string) => AsyncIterable<EntryResult>> {
+  if (options.command === "check") {
+    const { openConformanceChecker } = await import("./open-checker.js");
+    const { readContract } = await import("./load-contract.js");
+    const spec = options.spec ? await readContract(options.spec) : undefined;
+    const checker = await openConformanceChecker({ spec, basePaths: options.basePaths });
+    return (file) => checker.checkFile(file);
+  }
+  const { createWebhookChecker } = await import("./webhooks.js");
+  const checker = await createWebhookChecker({ specFile: options.spec });
+  return (file) => checker.checkFile(file);
+}
