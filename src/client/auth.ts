@@ -1,16 +1,28 @@
 import type { OperationFacts } from "./facts.js";
-import type { SignInput, Signer } from "./signer.js";
+import type { Signer } from "./signer.js";
 import { SigningRequest } from "./signing-request.js";
 
 export interface AuthOptions {
   apiKey: string;
   secret: string;
-  signer: Signer;
+  /** Computes Svc-Signature over the date and body bytes (a caller's signer also reads the request). */
+  sign: RequestSigning;
   /** The Svc-Date value for a request being signed now. */
   date: () => string;
   /** The UTF-8 bytes of a string body, in a form the signer may keep (or not, for the default signer). */
   bytesOf: (text: string) => Uint8Array;
 }
+
+/** Signs one v4 request: its Svc-Date value, its exact body bytes, and the request itself. */
+export type RequestSigning = (date: string, body: Uint8Array, request: Request) => string | Promise<string>;
+
+/** A caller's signer, given a plain input it may keep, spread or serialise. */
+export const signingWith =
+  (signer: Signer): RequestSigning =>
+  (date, body, request) =>
+    // Plain values rather than getters over the request: building an object with accessors per request
+    // kept the request alive through more garbage collections and cost more than reading the URL.
+    signer({ date, body, method: request.method, url: request.url });
 
 /** The Svc-Date clock: the caller's `now`, or the system clock formatted at most once per millisecond. */
 export function svcDate(now?: () => Date): () => string {
@@ -31,19 +43,7 @@ export const EMPTY = new Uint8Array(0);
 /** Set Svc-Date and Svc-Signature on a v4 request, over exactly these body bytes. */
 export function signRequest(request: Request, body: Uint8Array, options: AuthOptions): void | Promise<void> {
   const date = options.date();
-  // The URL is serialised only if the signer reads it (the default signer does not): serialising costs
-  // about a microsecond per request. Own getters, so that a signer may spread or serialise its input.
-  const input: SignInput = {
-    date,
-    body,
-    get method() {
-      return request.method;
-    },
-    get url() {
-      return request.url;
-    },
-  };
-  const signature = options.signer(input);
+  const signature = options.sign(date, body, request);
   // A synchronous signer (the default, or the caller's) keeps the whole request free of extra awaits.
   if (typeof signature === "string") return setSignature(request.headers, date, signature);
   return signature.then((value) => setSignature(request.headers, date, value));

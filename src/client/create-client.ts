@@ -1,11 +1,11 @@
 import createFetchClient, { type ClientOptions as FetchClientOptions } from "openapi-fetch";
 import type { paths } from "../../generated/types.js";
-import { authorize, EMPTY, operationError, signRequest, svcDate } from "./auth.js";
+import { authorize, EMPTY, operationError, signingWith, signRequest, svcDate } from "./auth.js";
 import { factsOf } from "./facts.js";
 import { type FileHelpers, fileHelpers } from "./files.js";
 import { DEFAULT_RETRY, type RetryOptions } from "./retry.js";
 import { assertServerRuntime } from "./runtime.js";
-import { createHmacSigner, type SignatureEncoding, type Signer } from "./signer.js";
+import { hmacSigning, type SignatureEncoding, type Signer } from "./signer.js";
 import { SigningRequest, transientUtf8, utf8 } from "./signing-request.js";
 import type { StrictClient } from "./strict-methods.js";
 import { createTransport, type Fetch } from "./transport.js";
@@ -54,8 +54,8 @@ export function createClient(options: ClientOptions): IdvClient {
   const {
     apiKey,
     secret,
-    signer = createHmacSigner(secret, options.signatureEncoding),
-    signatureEncoding: _encoding,
+    signer,
+    signatureEncoding,
     timeoutMs = 30_000,
     retry,
     runtime: _runtime,
@@ -63,9 +63,10 @@ export function createClient(options: ClientOptions): IdvClient {
     fetch = (input: Request, init?: RequestInit) => globalThis.fetch(input, init),
     ...fetchOptions
   } = options;
-  // The default signer is done with the body bytes before it returns, so they may live in a reused buffer.
-  const bytesOf = options.signer ? utf8 : transientUtf8;
-  const auth = { apiKey, secret, signer, date: svcDate(now), bytesOf };
+  const auth = signer
+    ? { apiKey, secret, sign: signingWith(signer), date: svcDate(now), bytesOf: utf8 }
+    : // The default signer is done with the body bytes before it returns, so they may live in a reused buffer.
+      { apiKey, secret, sign: hmacSigning(secret, signatureEncoding), date: svcDate(now), bytesOf: transientUtf8 };
   const transport = createTransport({
     fetch,
     timeoutMs,

@@ -36,17 +36,26 @@ export function encodeDigest(digest: Uint8Array, encoding: SignatureEncoding): s
   return String.fromCharCode(...codes);
 }
 
-/** The default signer: HMAC-SHA256 keyed by the secret over the date then the body, hex or base64. */
-export function createHmacSigner(secret: string, encoding: SignatureEncoding = "hex"): Signer {
+/** Signs a v4 request's date and body bytes: the default signer, without an input object to build. */
+export type SignDateBody = (date: string, body: Uint8Array) => string;
+
+/** HMAC-SHA256 keyed by the secret over the date then the body, as hex or base64 text. */
+export function hmacSigning(secret: string, encoding: SignatureEncoding = "hex"): SignDateBody {
   if (encoding !== "hex" && encoding !== "base64") {
     throw new TypeError(`signatureEncoding must be "hex" or "base64", not ${JSON.stringify(encoding)}`);
   }
   const hmac = hmacSha256(encoder.encode(secret));
   let lastDate = "";
   let dateBytes = new Uint8Array(0);
-  return ({ date, body }) => {
+  return (date, body) => {
     // Requests within one millisecond share their Svc-Date: it is encoded once.
     if (date !== lastDate) dateBytes = encoder.encode((lastDate = date));
     return encodeDigest(hmac(dateBytes, body), encoding);
   };
+}
+
+/** The default signer: HMAC-SHA256 keyed by the secret over the date then the body, hex or base64. */
+export function createHmacSigner(secret: string, encoding: SignatureEncoding = "hex"): Signer {
+  const sign = hmacSigning(secret, encoding);
+  return ({ date, body }) => sign(date, body);
 }
