@@ -122,17 +122,28 @@ export function operationFacts(document: Json): Record<string, OperationFacts> {
 
 /** The body of generated/operations.ts (without its header): what the client runtime reads of each operation. */
 export function renderOperationFacts(facts: Record<string, OperationFacts>): string {
-  // One line per operation; the operationId is a doc comment, and the header names follow from the scheme.
-  const entries = Object.entries(facts).map(
-    ([key, { operationId, auth, binary, multipart, files }]) =>
-      `  /** ${operationId} */\n  ${JSON.stringify(key)}: ${JSON.stringify({ auth, binary, multipart, files })},`,
-  );
-  return `/** What the client runtime needs to know about each operation, keyed "METHOD /path". */
+  // Indexed by path, then method, as the runtime looks a call up. One line per operation, with the
+  // operationId as a doc comment; empty facts are left out (the runtime reads them as absent).
+  const byPath = new Map<string, string[]>();
+  for (const [key, { operationId, auth, binary, multipart, files }] of Object.entries(facts)) {
+    const [method = "", path = ""] = key.split(" ");
+    const lean = {
+      auth,
+      ...(binary.length ? { binary } : {}),
+      ...(multipart ? { multipart } : {}),
+      ...(files.length ? { files } : {}),
+    };
+    const lines = byPath.get(path) ?? [];
+    lines.push(`    /** ${operationId} */\n    ${method}: ${JSON.stringify(lean)},`);
+    byPath.set(path, lines);
+  }
+  const entries = [...byPath].map(([path, lines]) => `  ${JSON.stringify(path)}: {\n${lines.join("\n")}\n  },`);
+  return `/**
+ * What the client runtime needs to know about each operation, by path template, then method.
+ * Absent \`binary\` and \`files\`: none; absent \`multipart\`: false.
+ */
 export const operations = {
 ${entries.join("\n")}
 } as const;
-
-/** The key of an operation: its method and path template. */
-export type OperationKey = keyof typeof operations;
 `;
 }

@@ -7,16 +7,19 @@ import { factsOf } from "./facts.js";
 import { checkFile, defaultFilename, mediaTypeOf, ownName } from "./upload-check.js";
 
 type Facts = typeof facts;
-type Key = keyof Facts;
 type Method = "get" | "put" | "post" | "delete" | "options" | "head" | "patch" | "trace";
-type PathOf<K, M extends Method> = K extends `${Uppercase<M>} ${infer P}` ? P & keyof paths : never;
-type FileKey = { [K in Key]: Facts[K]["binary"] extends readonly [] ? never : K }[Key];
-type UploadKey = { [K in Key]: Facts[K]["files"] extends readonly [] ? never : K }[Key];
+/** Paths whose `M` operation has a non-empty `F` list among its facts. */
+type PathWith<M extends Method, F extends "binary" | "files"> = {
+  [P in keyof Facts]: Facts[P] extends { readonly [K in Uppercase<M>]: { readonly [L in F]: readonly unknown[] } }
+    ? P
+    : never;
+}[keyof Facts] &
+  keyof paths;
 
 /** Paths whose `method` operation answers with a file (PDF, zip…). */
-export type DownloadPath<M extends Method> = PathOf<FileKey, M>;
+export type DownloadPath<M extends Method> = PathWith<M, "binary">;
 /** Paths whose `method` operation takes a multipart file with constraints. */
-export type UploadPath<M extends Method> = PathOf<UploadKey, M>;
+export type UploadPath<M extends Method> = PathWith<M, "files">;
 
 type Init<P extends keyof paths, M extends Method> = M extends keyof paths[P]
   ? MaybeOptionalInit<paths[P], M>
@@ -123,7 +126,7 @@ export function fileHelpers(client: Client<paths>): FileHelpers {
       { file, filename, ...init }: { file: Blob; filename?: string },
     ) {
       const where = `${method.toUpperCase()} ${path}`;
-      const limits = factsOf(method, path)?.files[0];
+      const limits = factsOf(method, path)?.files?.[0];
       if (!limits) throw new TypeError(`${where} takes no file in the contract`);
       if (!(file instanceof Blob)) throw new TypeError(`${where}: file must be a Blob or File`);
       const name = filename ?? ownName(file);

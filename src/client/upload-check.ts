@@ -1,6 +1,6 @@
 import type { OperationFacts } from "./facts.js";
 
-type FileLimits = OperationFacts["files"][number];
+type FileLimits = NonNullable<OperationFacts["files"]>[number];
 
 /** Raised before sending when a file breaks the operation's x-file-constraints. */
 export class FileRejectedError extends Error {
