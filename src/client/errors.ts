@@ -22,12 +22,9 @@ export function classifyError<E = ManualVerificationError | ServiceError>(
   body: unknown,
 ): ApiError<E> {
   if (isRecord(body) && typeof body.message === "string") {
-    if (typeof body.error_type === "string") {
-      return { shape: "A", status, code: body.error_type, message: body.message, body } as ApiError<E>;
-    }
-    if (typeof body.error_code === "string") {
-      return { shape: "B", status, code: body.error_code, message: body.message, body } as ApiError<E>;
-    }
+    const shape = typeof body.error_type === "string" ? "A" : typeof body.error_code === "string" ? "B" : "";
+    const code = shape === "A" ? body.error_type : body.error_code;
+    if (shape) return { shape, status, code, message: body.message, body } as ApiError<E>;
   }
   return { shape: "unknown", status, code: undefined, message: `HTTP ${status}`, body };
 }
