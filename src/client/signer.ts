@@ -19,21 +19,15 @@ export type Signer = (input: SignInput) => string | Promise<string>;
 export type SignatureEncoding = "hex" | "base64";
 
 const encoder = new TextEncoder();
-// Character codes of the hex digits, and the codes of one digest's text, reused: one String.fromCharCode
-// call then makes the text as a single string.
-const HEX = [..."0123456789abcdef"].map((digit) => digit.charCodeAt(0));
-const codes: number[] = [];
+// The two hex digits of each byte value: a digest's text is 32 of them joined.
+const HEX = Array.from({ length: 256 }, (_, byte) => (byte < 16 ? "0" : "") + byte.toString(16));
 
 /** Hex or base64 text of a digest. */
 export function encodeDigest(digest: Uint8Array, encoding: SignatureEncoding): string {
   if (encoding === "base64") return btoa(String.fromCharCode(...digest));
-  codes.length = digest.length * 2;
-  for (let i = 0; i < digest.length; i++) {
-    const b = digest[i] as number;
-    codes[i * 2] = HEX[b >> 4] as number;
-    codes[i * 2 + 1] = HEX[b & 15] as number;
-  }
-  return String.fromCharCode(...codes);
+  let text = "";
+  for (const byte of digest) text += HEX[byte];
+  return text;
 }
 
 /** Signs a v4 request's date and body bytes: the default signer, without an input object to build. */
