@@ -50,10 +50,10 @@ export class ApiRequestError<E = ManualVerificationError | ServiceError> extends
   }
 }
 
-/** The data of an openapi-fetch result, or an ApiRequestError carrying the classified error. */
-export function unwrap<D, E>(result: { data?: D; error?: E; response: Response }): D {
+/** The data of an openapi-fetch result, or an ApiRequestError naming `where` (default: the URL's path). */
+export function unwrap<D, E>(result: { data?: D; error?: E; response: Response }, where?: string): D {
   const error = apiError(result);
   const { url } = result.response;
-  if (error) throw new ApiRequestError(error, url ? new URL(url).pathname : "request");
+  if (error) throw new ApiRequestError(error, where ?? (url ? new URL(url).pathname : "request"));
   return result.data as D;
 }

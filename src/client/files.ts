@@ -2,7 +2,7 @@ import type { Client, FetchResponse, MaybeOptionalInit } from "openapi-fetch";
 import type { operations as facts } from "../../generated/operations.js";
 import type { paths } from "../../generated/types.js";
 import { filenameFromContentDisposition } from "./content-disposition.js";
-import { ApiRequestError, classifyError } from "./errors.js";
+import { unwrap } from "./errors.js";
 import { factsOf } from "./facts.js";
 import { checkFile, defaultFilename, mediaTypeOf, ownName } from "./upload-check.js";
 
@@ -92,8 +92,9 @@ async function fetchFile(
   const where = `${method.toUpperCase()} ${path}`;
   const binary = factsOf(method, path)?.binary;
   if (!binary?.length) throw new TypeError(`${where} does not answer with a file in the contract`);
-  const { data, error, response } = await client.request(method, path, { ...init, parseAs });
-  if (!response.ok) throw new ApiRequestError(classifyError(response.status, error), where);
+  const result = await client.request(method, path, { ...init, parseAs });
+  const data = unwrap(result, where);
+  const { response } = result;
   const contentType = response.headers.get("Content-Type") ?? "";
   if (!binary.includes(mediaTypeOf(contentType))) {
     await (data as ReadableStream | null)?.cancel?.();
@@ -136,9 +137,7 @@ export function fileHelpers(client: Client<paths>): FileHelpers {
       // application/octet-stream or a type with parameters is replaced by the checked media type).
       const part = file.type === mediaType ? file : new Blob([file], { type: mediaType });
       form.append(limits.part, part, name ?? defaultFilename(mediaType));
-      const { data, error, response } = await loose.request(method, path, { ...init, body: form });
-      if (!response.ok) throw new ApiRequestError(classifyError(response.status, error), where);
-      return data;
+      return unwrap(await loose.request(method, path, { ...init, body: form }), where);
     },
   } as FileHelpers;
 }
