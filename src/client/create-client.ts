@@ -63,10 +63,15 @@ export function createClient(options: ClientOptions): IdvClient {
     fetch = (input: Request, init?: RequestInit) => globalThis.fetch(input, init),
     ...fetchOptions
   } = options;
-  const auth = signer
-    ? { apiKey, secret, sign: signingWith(signer), date: svcDate(now), bytesOf: utf8 }
-    : // The default signer is done with the body bytes before it returns, so they may live in a reused buffer.
-      { apiKey, secret, sign: hmacSigning(secret, signatureEncoding), date: svcDate(now), bytesOf: transientUtf8 };
+  const auth = {
+    apiKey,
+    secret,
+    date: svcDate(now),
+    ...(signer
+      ? { sign: signingWith(signer), bytesOf: utf8 }
+      : // The default signer is done with the body bytes before it returns, so they may live in a reused buffer.
+        { sign: hmacSigning(secret, signatureEncoding), bytesOf: transientUtf8 }),
+  };
   const transport = createTransport({
     fetch,
     timeoutMs,

@@ -17,7 +17,7 @@ export function assertServerRuntime(
   if (runtime === "server" || !looksLikeBrowser(scope)) return;
   throw new Error(
     "idv-contract: refusing to create a client with credentials in what looks like a browser (window, " +
-      "document, importScripts or a browser navigator). The service answers browser calls with CRED_AT_RISK " +
-      'and rotates the keys: call it from a server. On a server runtime, pass runtime: "server".',
+      "document, importScripts or a browser navigator): the service answers with CRED_AT_RISK and rotates " +
+      'the keys. On a server runtime, pass runtime: "server".',
   );
 }

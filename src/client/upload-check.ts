@@ -44,7 +44,7 @@ export function checkFile(
     throw new FileRejectedError(
       "size",
       `${where}: the file is ${file.size} bytes (${megabytes(file.size)}); ` +
-        `the service accepts files smaller than ${maxBytesExclusive} bytes (${megabytes(maxBytesExclusive)})`,
+        `the service accepts files smaller than ${maxBytesExclusive} bytes`,
     );
   }
   const extension = extensionOf(filename);
