@@ -91,10 +91,9 @@ export function createClient(options: ClientOptions): IdvClient {
   // Credentials are added by the fetch each call is given, after every middleware, so that the v4 signature
   // covers the final body; that fetch knows the operation's facts without a middleware pass of its own.
   const loose = client as unknown as Record<string, LooseMethod>;
-  const calls: Record<string, LooseMethod> = {};
   for (const method of ["GET", "PUT", "POST", "DELETE", "OPTIONS", "HEAD", "PATCH", "TRACE"]) {
     const base = (loose[method] as LooseMethod).bind(client);
-    calls[method] = loose[method] = (path, init) => {
+    loose[method] = (path, init) => {
       const facts = factsOf(method, path);
       if (!facts) return Promise.reject(operationError(method, path));
       // A call that brings its own fetch sends through it, without the client's timeout and retries.
@@ -106,8 +105,9 @@ export function createClient(options: ClientOptions): IdvClient {
       return base(path, { ...init, fetch });
     };
   }
+  // Only the eight methods are upper-case members of the client.
   (client as unknown as { request: LooseRequest }).request = (method, path, init) => {
-    const call = calls[method.toUpperCase()];
+    const call = loose[method.toUpperCase()];
     return call ? call(path, init) : Promise.reject(operationError(method, path));
   };
   return Object.assign(client as StrictClient, fileHelpers(client));

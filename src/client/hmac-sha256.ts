@@ -107,11 +107,8 @@ function writeState(out: Uint8Array): Uint8Array {
   return out;
 }
 
-// The outer hash's only block: the inner digest, then the padding of a 96-byte message (key block and
-// digest), whose length in bits, 768, is 0x0300.
-const OUTER_BLOCK = new Uint8Array(64);
-OUTER_BLOCK[32] = 0x80;
-OUTER_BLOCK[62] = 0x03;
+// The inner digest, reused: the outer hash reads it at once.
+const INNER = new Uint8Array(32);
 
 /** The state after one block of the key XORed with `pad`. */
 function keyed(key: Uint8Array, pad: number): Int32Array {
@@ -133,8 +130,7 @@ export function hmacSha256(key: Uint8Array): (first: Uint8Array, second?: Uint8A
   const outer = keyed(key, 0x5c);
   return (first, second = NOTHING) => {
     digest(inner, 64, first, second);
-    writeState(OUTER_BLOCK);
-    compress(outer, OUTER_BLOCK, 64);
+    digest(outer, 64, writeState(INNER), NOTHING);
     return writeState(new Uint8Array(32));
   };
 }

@@ -51,18 +51,15 @@ export function checkFile(
   const declared = mediaTypeOf(file.type);
   const mediaType =
     declared && declared !== "application/octet-stream" ? declared : MEDIA_TYPES[extension ?? ""];
-  const accepted = `accepted: ${mediaTypes.join(", ")} (${extensions.map((e) => `.${e}`).join(", ")})`;
-  if (!mediaType && !extension) {
+  if (!mediaType || !mediaTypes.includes(mediaType) || (extension && !extensions.includes(extension))) {
+    const what = [mediaType, extension && `.${extension}`].filter(Boolean).join(", ");
     throw new FileRejectedError(
       "type",
-      `${where}: the file has no media type and no file name extension; ${accepted}`,
+      `${where}: the file type (${what || "no media type and no file name extension"}) is not accepted; ` +
+        `accepted: ${mediaTypes.join(", ")} (${extensions.map((e) => `.${e}`).join(", ")})`,
     );
   }
-  if ((mediaType && !mediaTypes.includes(mediaType)) || (extension && !extensions.includes(extension))) {
-    const what = [mediaType, extension && `.${extension}`].filter(Boolean).join(", ");
-    throw new FileRejectedError("type", `${where}: the file type (${what}) is not accepted; ${accepted}`);
-  }
-  return mediaType ?? "application/octet-stream";
+  return mediaType;
 }
 
 /** The file name a Blob carries when it is a File. */
