@@ -137,7 +137,9 @@ export function renderOperationFacts(facts: Record<string, OperationFacts>): str
     lines.push(`    /** ${operationId} */\n    ${method}: ${JSON.stringify(lean)},`);
     byPath.set(path, lines);
   }
-  const entries = [...byPath].map(([path, lines]) => `  ${JSON.stringify(path)}: {\n${lines.join("\n")}\n  },`);
+  const entries = [...byPath].map(
+    ([path, lines]) => `  ${JSON.stringify(path)}: {\n${lines.join("\n")}\n  },`,
+  );
   return `/**
  * What the client runtime needs to know about each operation, by path template, then method.
  * Absent \`binary\` and \`files\`: none; absent \`multipart\`: false.

@@ -10,7 +10,9 @@ type Facts = typeof facts;
 type Method = "get" | "put" | "post" | "delete" | "options" | "head" | "patch" | "trace";
 /** Paths whose `M` operation has a non-empty `F` list among its facts. */
 type PathWith<M extends Method, F extends "binary" | "files"> = {
-  [P in keyof Facts]: Facts[P] extends { readonly [K in Uppercase<M>]: { readonly [L in F]: readonly unknown[] } }
+  [P in keyof Facts]: Facts[P] extends {
+    readonly [K in Uppercase<M>]: { readonly [L in F]: readonly unknown[] };
+  }
     ? P
     : never;
 }[keyof Facts] &
