@@ -1,6 +1,6 @@
 import type { OperationFacts } from "./facts.js";
 import type { Signer } from "./signer.js";
-import { SigningRequest } from "./signing-request.js";
+import { SigningRequest, utf8 } from "./signing-request.js";
 
 export interface AuthOptions {
   apiKey: string;
@@ -9,12 +9,14 @@ export interface AuthOptions {
   sign: RequestSigning;
   /** The Svc-Date value for a request being signed now. */
   date: () => string;
-  /** The UTF-8 bytes of a string body, in a form the signer may keep (or not, for the default signer). */
-  bytesOf: (text: string) => Uint8Array;
 }
 
-/** Signs one v4 request: its Svc-Date value, its exact body bytes, and the request itself. */
-export type RequestSigning = (date: string, body: Uint8Array, request: Request) => string | Promise<string>;
+/** Signs one v4 request: its Svc-Date value, its exact body (bytes, or text sent as UTF-8), and the request. */
+export type RequestSigning = (
+  date: string,
+  body: Uint8Array | string,
+  request: Request,
+) => string | Promise<string>;
 
 /** A caller's signer, given a plain input it may keep, spread or serialise. */
 export const signingWith =
@@ -22,7 +24,13 @@ export const signingWith =
   (date, body, request) =>
     // Plain values rather than getters over the request: building an object with accessors per request
     // kept the request alive through more garbage collections and cost more than reading the URL.
-    signer({ date, body, method: request.method, url: request.url });
+    // A string body becomes an array of the signer's own, which it may keep across an await.
+    signer({
+      date,
+      body: typeof body === "string" ? utf8(body) : body,
+      method: request.method,
+      url: request.url,
+    });
 
 /** The Svc-Date clock: the caller's `now`, or the system clock formatted at most once per millisecond. */
 export function svcDate(now?: () => Date): () => string {
@@ -40,8 +48,12 @@ export function svcDate(now?: () => Date): () => string {
 /** The body bytes of a body-less request. */
 export const EMPTY = new Uint8Array(0);
 
-/** Set Svc-Date and Svc-Signature on a v4 request, over exactly these body bytes. */
-export function signRequest(request: Request, body: Uint8Array, options: AuthOptions): void | Promise<void> {
+/** Set Svc-Date and Svc-Signature on a v4 request, over exactly this body. */
+export function signRequest(
+  request: Request,
+  body: Uint8Array | string,
+  options: AuthOptions,
+): void | Promise<void> {
   const date = options.date();
   const signature = options.sign(date, body, request);
   // A synchronous signer (the default, or the caller's) keeps the whole request free of extra awaits.
@@ -88,7 +100,6 @@ export function authorize(
   // The body the request was built with is the body it sends.
   const source = request.body ? SigningRequest.of(request)?.bodySource : EMPTY;
   if (source === undefined) return signReadBody(request, options);
-  const bytes = typeof source === "string" ? options.bytesOf(source) : source;
-  const signing = signRequest(request, bytes, options);
+  const signing = signRequest(request, source, options);
   return signing ? signing.then(() => request) : undefined;
 }

@@ -6,7 +6,7 @@ import { type FileHelpers, fileHelpers } from "./files.js";
 import { DEFAULT_RETRY, type RetryOptions } from "./retry.js";
 import { assertServerRuntime } from "./runtime.js";
 import { hmacSigning, type SignatureEncoding, type Signer } from "./signer.js";
-import { SigningRequest, transientUtf8, utf8 } from "./signing-request.js";
+import { SigningRequest } from "./signing-request.js";
 import type { StrictClient } from "./strict-methods.js";
 import { createTransport, type Fetch } from "./transport.js";
 
@@ -67,10 +67,7 @@ export function createClient(options: ClientOptions): IdvClient {
     apiKey,
     secret,
     date: svcDate(now),
-    ...(signer
-      ? { sign: signingWith(signer), bytesOf: utf8 }
-      : // The default signer is done with the body bytes before it returns, so they may live in a reused buffer.
-        { sign: hmacSigning(secret, signatureEncoding), bytesOf: transientUtf8 }),
+    sign: signer ? signingWith(signer) : hmacSigning(secret, signatureEncoding),
   };
   const transport = createTransport({
     fetch,

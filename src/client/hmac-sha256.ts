@@ -80,16 +80,23 @@ function compress(from: Int32Array, bytes: Uint8Array, end: number): void {
   }
 }
 
-/** STATE becomes the hash of `first` then `second`, continuing `from`, a state after `done` bytes. */
-function digest(from: Int32Array, done: number, first: Uint8Array, second: Uint8Array): void {
-  const length = first.length + second.length;
-  // The message, a 0x80 byte, zeros, then the total length in bits as a 64-bit big-endian number.
-  const end = (length + 72) & ~63;
+const encoder = new TextEncoder();
+
+/** STATE becomes the hash of `first` then `second` (text as UTF-8), continuing `from`, a state after `done` bytes. */
+function digest(from: Int32Array, done: number, first: Uint8Array, second: Uint8Array | string): void {
+  // Room for the message (text takes at most three UTF-8 bytes per UTF-16 code unit), a 0x80 byte,
+  // zeros, then the total length in bits as a 64-bit big-endian number.
+  const most = first.length + (typeof second === "string" ? second.length * 3 : second.length);
+  const room = (most + 72) & ~63;
   // A large message's buffer is not kept after its request.
-  const buffer = end > scratch.length ? new Uint8Array(end) : scratch;
-  if (end <= 65_536) scratch = buffer;
-  for (let i = 0; i < first.length; i++) buffer[i] = first[i] as number;
-  for (let i = 0; i < second.length; i++) buffer[first.length + i] = second[i] as number;
+  const buffer = room > scratch.length ? new Uint8Array(room) : scratch;
+  if (room <= 65_536) scratch = buffer;
+  let length = first.length;
+  for (let i = 0; i < length; i++) buffer[i] = first[i] as number;
+  // Text is encoded straight into the buffer, as fetch sends it (a lone surrogate as U+FFFD).
+  if (typeof second === "string") length += encoder.encodeInto(second, buffer.subarray(length)).written;
+  else for (let i = 0; i < second.length; i++) buffer[length++] = second[i] as number;
+  const end = (length + 72) & ~63;
   buffer[length] = 0x80;
   for (let i = length + 1; i < end; i++) buffer[i] = 0;
   const bits = (done + length) * 8;
@@ -119,8 +126,8 @@ function keyed(key: Uint8Array, pad: number): Int32Array {
 
 const NOTHING = new Uint8Array(0);
 
-/** An HMAC-SHA256 function of one key: the 32-byte digest of `first` followed by `second`. */
-export function hmacSha256(key: Uint8Array): (first: Uint8Array, second?: Uint8Array) => Uint8Array {
+/** An HMAC-SHA256 function of one key: the 32-byte digest of `first` followed by `second` (text as UTF-8). */
+export function hmacSha256(key: Uint8Array): (first: Uint8Array, second?: Uint8Array | string) => Uint8Array {
   // A key longer than a block is replaced by its hash.
   if (key.length > 64) {
     digest(INITIAL, 0, key, NOTHING);

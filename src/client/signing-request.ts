@@ -32,15 +32,5 @@ export class SigningRequest extends Request {
   }
 }
 
-// fetch sends a string body UTF-8 encoded (a lone surrogate as U+FFFD), exactly as TextEncoder does.
-const shared = new Uint8Array(4096);
-
-/** The UTF-8 bytes of a string body, as a new array. */
+/** The UTF-8 bytes of a string, as a new array (as fetch sends a string body: a lone surrogate as U+FFFD). */
 export const utf8 = (text: string): Uint8Array => encoder.encode(text);
-
-/** The UTF-8 bytes of a string body in a buffer the next call reuses: for a reader done before then. */
-export function transientUtf8(text: string): Uint8Array {
-  // Three bytes at most per UTF-16 code unit; a longer body gets an array of its own.
-  if (text.length * 3 > shared.length) return utf8(text);
-  return shared.subarray(0, encoder.encodeInto(text, shared).written);
-}

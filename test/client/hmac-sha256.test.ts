@@ -67,6 +67,22 @@ describe("HMAC-SHA256 in JavaScript", () => {
     }
   });
 
+  it("hashes text as the UTF-8 bytes fetch sends, across block boundaries", () => {
+    const sign = hmacSha256(ascii("k"));
+    const date = ascii("2026-11-22T09:30:00.000Z");
+    // Two-, three- and four-byte characters, and a lone surrogate (sent as U+FFFD).
+    for (const unit of ["a", "ë", "€", "😀", "\uD800"]) {
+      for (const count of [0, 1, 13, 40, 41, 100, 5_000, 30_000]) {
+        const text = `{"n":"${unit.repeat(count)}"}`;
+        const want = createHmac("sha256", "k")
+          .update(date)
+          .update(new TextEncoder().encode(text))
+          .digest("hex");
+        expect(hex(sign(date, text)), `${JSON.stringify(unit)} × ${count}`).toBe(want);
+      }
+    }
+  });
+
   it("keeps giving the same answer when reused, after a large message", () => {
     const sign = hmacSha256(ascii("k"));
     const small = ascii("2026-11-22T09:30:00.000Z");
