@@ -88,7 +88,8 @@ export function createClient(options: ClientOptions): IdvClient {
   // Credentials are added by the fetch each call is given, after every middleware, so that the v4 signature
   // covers the final body; that fetch knows the operation's facts without a middleware pass of its own.
   const loose = client as unknown as Record<string, LooseMethod>;
-  for (const method of ["GET", "PUT", "POST", "DELETE", "OPTIONS", "HEAD", "PATCH", "TRACE"]) {
+  // openapi-fetch's HTTP methods are its only upper-case members.
+  for (const method of Object.keys(client).filter((key) => /^[A-Z]+$/.test(key))) {
     const base = (loose[method] as LooseMethod).bind(client);
     loose[method] = (path, init) => {
       const facts = factsOf(method, path);
@@ -102,7 +103,6 @@ export function createClient(options: ClientOptions): IdvClient {
       return base(path, { ...init, fetch });
     };
   }
-  // Only the eight methods are upper-case members of the client.
   (client as unknown as { request: LooseRequest }).request = (method, path, init) => {
     const call = loose[method.toUpperCase()];
     return call ? call(path, init) : Promise.reject(operationError(method, path));

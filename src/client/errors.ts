@@ -14,17 +14,18 @@ export type ApiError<E = ManualVerificationError | ServiceError> =
         : never)
   | { shape: "unknown"; status: number; code: undefined; message: string; body: unknown };
 
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null;
-
 /** Classify an error body and status into shape A, shape B or unknown. */
 export function classifyError<E = ManualVerificationError | ServiceError>(
   status: number,
   body: unknown,
 ): ApiError<E> {
-  if (isRecord(body) && typeof body.message === "string") {
-    const shape = typeof body.error_type === "string" ? "A" : typeof body.error_code === "string" ? "B" : "";
-    const code = shape === "A" ? body.error_type : body.error_code;
-    if (shape) return { shape, status, code, message: body.message, body } as ApiError<E>;
+  const fields = body as Record<string, unknown> | null | undefined;
+  if (typeof fields?.message === "string") {
+    const { error_type, error_code, message } = fields;
+    const shape = typeof error_type === "string" ? "A" : typeof error_code === "string" ? "B" : "";
+    if (shape) {
+      return { shape, status, code: shape === "A" ? error_type : error_code, message, body } as ApiError<E>;
+    }
   }
   return { shape: "unknown", status, code: undefined, message: `HTTP ${status}`, body };
 }

@@ -10,11 +10,8 @@ export function looksLikeBrowser(scope: object = globalThis): boolean {
 }
 
 /** Refuse to create a client holding credentials in a browser, unless the caller says it is a server. */
-export function assertServerRuntime(
-  runtime: "auto" | "server" | undefined,
-  scope: object = globalThis,
-): void {
-  if (runtime === "server" || !looksLikeBrowser(scope)) return;
+export function assertServerRuntime(runtime: "auto" | "server" | undefined): void {
+  if (runtime === "server" || !looksLikeBrowser()) return;
   throw new Error(
     "idv-contract: refusing to create a client with credentials in what looks like a browser (window, " +
       "document, importScripts or a browser navigator): the service answers with CRED_AT_RISK and rotates " +
