@@ -40,17 +40,15 @@ type LooseRequest = (method: string, path: string, init?: CallInit) => unknown;
 /** An openapi-fetch client typed by the contract, with the file helpers. */
 export type IdvClient = StrictClient & FileHelpers;
 
-function required(options: ClientOptions, name: "baseUrl" | "apiKey" | "secret"): void {
-  const value = options?.[name];
-  if (typeof value !== "string" || value === "") {
-    throw new TypeError(`createClient: options.${name} must be a non-empty string`);
-  }
-}
-
 /** A client of the service: openapi-fetch typed by the contract, adding each operation's credentials. */
 export function createClient(options: ClientOptions): IdvClient {
   assertServerRuntime(options?.runtime);
-  for (const name of ["baseUrl", "apiKey", "secret"] as const) required(options, name);
+  for (const name of ["baseUrl", "apiKey", "secret"] as const) {
+    const value = options?.[name];
+    if (!value || typeof value !== "string") {
+      throw new TypeError(`createClient: options.${name} must be a non-empty string`);
+    }
+  }
   const {
     apiKey,
     secret,
