@@ -66,5 +66,8 @@ describe("error shapes", () => {
       expect((e as ApiRequestError).error).toMatchObject({ shape: "B", code: "NOT_CREATED" });
       expect((e as Error).message).toBe("request failed with HTTP 422 NOT_CREATED: Postcode is invalid.");
     }
+    expect(() => unwrap(result, "fraud check")).toThrow(
+      /^fraud check failed with HTTP 422 NOT_CREATED: Postcode is invalid\.$/,
+    );
   });
 });
