@@ -37,7 +37,7 @@ export function encodeDigest(digest: Uint8Array, encoding: SignatureEncoding): s
 }
 
 /** Signs a v4 request's date and body (bytes, or text sent as UTF-8): the default signer, without an input object. */
-export type SignDateBody = (date: string, body: Uint8Array | string) => string;
+type SignDateBody = (date: string, body: Uint8Array | string) => string;
 
 /** HMAC-SHA256 keyed by the secret over the date then the body, as hex or base64 text. */
 export function hmacSigning(secret: string, encoding: SignatureEncoding = "hex"): SignDateBody {
