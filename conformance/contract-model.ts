@@ -1,6 +1,7 @@
 import type { ValidateFunction } from "ajv";
 import { RouteTable } from "./route-table.js";
 import { resolveRef } from "./resolve-ref.js";
+import { escapeToken } from "../src/json-pointer.js";
 
 // An OpenAPI document is walked structurally.
 export type Json = any;
@@ -73,15 +74,12 @@ export interface OperationModel {
 export type Coercion = "number" | "boolean" | "none";
 
 /** The coercion a parameter schema asks for (a schema without a type keeps the text). */
-export function coercionOf(schema: Json): Coercion {
+function coercionOf(schema: Json): Coercion {
   if (!schema || typeof schema !== "object") return "none";
   const types: unknown[] = [schema.type ?? []].flat();
   if (types.includes("integer") || types.includes("number")) return "number";
   return types.includes("boolean") ? "boolean" : "none";
 }
-
-/** Escape one JSON pointer token. */
-export const escapeToken = (s: string): string => s.replace(/~/g, "~0").replace(/\//g, "~1");
 
 /** Gives the validator of the schema at a JSON pointer into the document. */
 export interface SchemaCompiler {

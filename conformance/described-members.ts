@@ -1,5 +1,6 @@
 import type { CheckName, FindingList, FindingLocation } from "./findings.js";
 import { pointerToken } from "./redact.js";
+import { unescapeToken } from "../src/json-pointer.js";
 
 // Response schemas are open: the service may add members. Such members are not violations, but a
 // reader wants to know about them, so they are warnings. A member is "described" when any branch of
@@ -150,7 +151,7 @@ export class DescribedMembers {
       const next = node.$ref
         .slice(2)
         .split("/")
-        .map((t: string) => t.replace(/~1/g, "/").replace(/~0/g, "~"))
+        .map(unescapeToken)
         .reduce((n: Schema, k: string) => n?.[k], this.document);
       // A $ref beside other keywords: the siblings still apply, so keep both.
       const { $ref: _, ...siblings } = node;

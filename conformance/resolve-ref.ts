@@ -1,4 +1,5 @@
 import type { Json } from "./contract-model.js";
+import { unescapeToken } from "../src/json-pointer.js";
 
 /** Follow local `$ref`s from a node of a bundled document, keeping track of where it really sits. */
 export function resolveRef(document: Json, node: Json, pointer: string): { node: Json; pointer: string } {
@@ -9,7 +10,7 @@ export function resolveRef(document: Json, node: Json, pointer: string): { node:
     const target = ref
       .slice(2)
       .split("/")
-      .map((t) => t.replace(/~1/g, "/").replace(/~0/g, "~"))
+      .map(unescapeToken)
       .reduce((n: Json, k) => n?.[k], document);
     if (target === undefined) throw new Error(`$ref ${ref} points nowhere`);
     current = { node: target, pointer: ref.slice(1) };

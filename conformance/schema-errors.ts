@@ -1,6 +1,7 @@
 import type { ErrorObject } from "ajv";
 import type { CheckName, FindingList, FindingLocation } from "./findings.js";
 import { pointerToken, safePointer } from "./redact.js";
+import { unescapeToken } from "../src/json-pointer.js";
 
 // ajv's own messages are safe today, but a future keyword or format could quote the instance. Messages are
 // therefore built here from the keyword, the location and the schema's facts only; never from the data.
@@ -28,7 +29,7 @@ function valueAt(root: unknown, instancePath: string): unknown {
   let node: unknown = root;
   for (const raw of instancePath.slice(1).split("/")) {
     if (node === null || typeof node !== "object") return undefined;
-    node = (node as Record<string, unknown>)[raw.replace(/~1/g, "/").replace(/~0/g, "~")];
+    node = (node as Record<string, unknown>)[unescapeToken(raw)];
   }
   return node;
 }
@@ -39,7 +40,7 @@ function allowedList(values: unknown[]): string {
 }
 
 /** A message and pointer for one ajv error; undefined for errors that only summarise others. */
-export function describeSchemaError(
+function describeSchemaError(
   error: ErrorObject,
   instance?: unknown,
 ): { pointer: string; message: string } | undefined {

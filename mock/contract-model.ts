@@ -1,5 +1,5 @@
 // What the mock needs to know of each operation, read once from the bundled contract.
-import { escapeToken } from "../conformance/contract-model.js";
+import { escapeToken } from "../src/json-pointer.js";
 import { resolveRef } from "../conformance/resolve-ref.js";
 
 // The bundled document is walked structurally.
@@ -38,7 +38,7 @@ function codes(doc: Json, response: Json, member: "error_code" | "error_type"): 
 }
 
 /** Every operation of a bundled contract document, ready for routing and request checks. */
-export function loadMockOperations(doc: Json): { doc: Json; operations: MockOperation[] } {
+export function loadMockOperations(doc: Json): MockOperation[] {
   const schemes = doc.components?.securitySchemes ?? {};
   const operations: MockOperation[] = [];
   for (const [template, item] of Object.entries<Json>(doc.paths)) {
@@ -98,5 +98,5 @@ export function loadMockOperations(doc: Json): { doc: Json; operations: MockOper
       });
     }
   }
-  return { doc, operations };
+  return operations;
 }

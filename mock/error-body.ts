@@ -2,6 +2,7 @@
 import { randomUUID } from "node:crypto";
 import type { ErrorObject } from "ajv";
 import type { ErrorShape } from "./contract-model.js";
+import { unescapeToken } from "../src/json-pointer.js";
 
 /** validation_errors: nested like the request, an array of messages for each failing member. */
 export interface Nested {
@@ -43,10 +44,7 @@ export function describeError(error: ErrorObject): string {
 
 /** The request member an ajv error is about, as path segments (`required` names the missing member). */
 export function memberPath(error: ErrorObject): string[] {
-  const segments = error.instancePath
-    .split("/")
-    .slice(1)
-    .map((s) => s.replace(/~1/g, "/").replace(/~0/g, "~"));
+  const segments = error.instancePath.split("/").slice(1).map(unescapeToken);
   const p = error.params as Record<string, string>;
   if (error.keyword === "required" && p.missingProperty) segments.push(p.missingProperty);
   if (error.keyword === "unevaluatedProperties" && p.unevaluatedProperty)

@@ -1,6 +1,8 @@
 // Errors and reports say where and why, never what. Keys and path segments are data too: those that
 // look like personal data (an e-mail used as a key, a name or a phone number) are masked.
 
+import { escapeToken, unescapeToken } from "./json-pointer.js";
+
 const SENSITIVE_TOKEN = [
   /@/, // e-mail addresses
   /\d[\d\s().+-]{5,}\d/, // phone, document and card numbers
@@ -23,7 +25,7 @@ export function safeToken(token: string): string {
 /** A JSON pointer token: `~` and `/` escaped, masked when it looks like personal data. */
 export function pointerToken(token: string | number): string {
   if (typeof token === "number") return String(token);
-  return safeToken(token).replace(/~/g, "~0").replace(/\//g, "~1");
+  return escapeToken(safeToken(token));
 }
 
 /** A JSON pointer with every token that looks like personal data masked. */
@@ -31,6 +33,6 @@ export function safePointer(pointer: string): string {
   if (pointer === "") return pointer;
   return pointer
     .split("/")
-    .map((token, i) => (i === 0 ? token : pointerToken(token.replace(/~1/g, "/").replace(/~0/g, "~"))))
+    .map((token, i) => (i === 0 ? token : pointerToken(unescapeToken(token))))
     .join("/");
 }

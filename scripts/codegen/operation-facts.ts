@@ -1,3 +1,4 @@
+import { unescapeToken } from "../../src/json-pointer.js";
 // Derives the facts the client runtime needs about each operation from the bundled contract only.
 // Nothing here knows a path prefix: the auth scheme comes from the security requirement.
 
@@ -36,7 +37,7 @@ function deref(document: Json, node: Json, where: string): Json {
     current = ref
       .slice(2)
       .split("/")
-      .map((t) => t.replace(/~1/g, "/").replace(/~0/g, "~"))
+      .map(unescapeToken)
       .reduce((n: Json, k) => n?.[k], document);
     if (current === undefined) throw new Error(`${where}: $ref ${ref} points at nothing`);
   }

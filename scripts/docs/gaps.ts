@@ -1,3 +1,5 @@
+import { escapeToken, unescapeToken } from "../../src/json-pointer.js";
+
 // Contracts are walked structurally.
 type Json = any;
 
@@ -12,9 +14,6 @@ export interface GapMark {
 }
 
 const METHODS = new Set(["get", "put", "post", "delete", "options", "head", "patch", "trace"]);
-
-const decode = (token: string): string => token.replace(/~1/g, "/").replace(/~0/g, "~");
-const encode = (token: string): string => token.replace(/~/g, "~0").replace(/\//g, "~1");
 
 /**
  * Every `x-gap` of a contract, in document order. A mark is one `{quote, choice}` object or a list
@@ -32,7 +31,7 @@ export function collectGaps(document: Json): GapMark[] {
     }
     for (const [key, value] of Object.entries<Json>(node)) {
       if (key === "x-gap") {
-        const pointer = tokens.length ? `/${tokens.map(encode).join("/")}` : "";
+        const pointer = tokens.length ? `/${tokens.map(escapeToken).join("/")}` : "";
         const marks = Array.isArray(value) ? value : [value];
         for (const mark of marks) {
           if (typeof mark?.quote !== "string" || typeof mark?.choice !== "string") {
@@ -99,7 +98,7 @@ export function describePointer(document: Json, tokens: string[]): string {
 
 /** Parse a JSON pointer back into decoded tokens. */
 export function pointerTokens(pointer: string): string[] {
-  return pointer === "" ? [] : pointer.slice(1).split("/").map(decode);
+  return pointer === "" ? [] : pointer.slice(1).split("/").map(unescapeToken);
 }
 
 /** Marks grouped by the document's words, in order of first appearance: one gap, many places. */

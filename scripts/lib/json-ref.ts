@@ -1,3 +1,5 @@
+import { unescapeToken } from "../../src/json-pointer.js";
+
 // Contracts are walked structurally.
 export type Json = any;
 
@@ -12,7 +14,7 @@ export function resolveRef(document: Json, node: Json, seen: string[] = []): Jso
     .slice(1)
     .split("/")
     .filter((token, index) => index > 0 || token !== "")
-    .map((token) => decodeURIComponent(token).replace(/~1/g, "/").replace(/~0/g, "~"))
+    .map((token) => unescapeToken(decodeURIComponent(token)))
     .reduce<Json>((at, token) => (at === undefined || at === null ? undefined : at[token]), document);
   if (target === undefined) throw new Error(`$ref "${ref}" points at nothing`);
   return resolveRef(document, target, [...seen, ref]);
