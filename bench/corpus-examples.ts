@@ -1,5 +1,6 @@
 // Valid exchanges built from the contract's own examples: every operation, every documented status,
 // every example. They are the base of the benchmark corpus and of the conformance tests.
+import { isJsonMediaType } from "../conformance/contract-model.js";
 import type { Exchange, HeaderMap, RecordedBody } from "../conformance/exchange.js";
 import { resolveRef as deref } from "../scripts/lib/json-ref.js";
 
@@ -76,8 +77,7 @@ function multipart(example: Json, boundary: string): string {
 }
 
 function bodyOf(value: Json, mediaType: string): RecordedBody {
-  if (mediaType === "application/json" || mediaType.endsWith("+json"))
-    return { kind: "text", text: JSON.stringify(value) };
+  if (isJsonMediaType(mediaType)) return { kind: "text", text: JSON.stringify(value) };
   return { kind: "text", text: String(value) };
 }
 

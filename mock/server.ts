@@ -71,7 +71,8 @@ const shapeOfPath = (path: string): ErrorShape => (path.startsWith("/api/v2/manu
 /** Start the mock on a host and port (0 picks a free port). */
 export async function startMock(options: MockOptions = {}): Promise<RunningMock> {
   const spec = options.spec ?? fromRoot("generated/openapi.json");
-  const { doc, operations } = loadMockOperations(JSON.parse(readFileSync(spec, "utf8")));
+  const doc = JSON.parse(readFileSync(spec, "utf8"));
+  const operations = loadMockOperations(doc);
   // The validators generated at build time when they match this contract, else ajv compiling on first use.
   const compiler: SchemaCompiler =
     (await loadPrecompiled(doc)) ?? new (await import("../conformance/ajv-compiler.js")).AjvCompiler(doc);
