@@ -1,0 +1,157 @@
+// A handler wrapper and server factory under which no request can end the process: a thrown error
+// or rejection becomes an answer in the service's error shape, and stream and parser errors on the
+// request, the response or the socket are answered (400/408/431) or end that one connection.
+import {
+  createServer,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+  STATUS_CODES,
+} from "node:http";
+import type { Duplex } from "node:stream";
+import { parseRequestTarget, type RequestTarget } from "./request-target.js";
+
+/**
+ * The service's error body for a status and a message. `pathname` is the request's path when one
+ * could be read (a server whose shape depends on the product picks it from there), else undefined.
+ */
+export type ErrorBody = (status: number, message: string, pathname: string | undefined) => unknown;
+
+/** Throw this from a handler to answer `status` with `message` in the service's shape. */
+export class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+    this.name = "HttpError";
+  }
+}
+
+/** A request handler that gets the parsed target; it may throw, or return a promise that rejects. */
+export type SafeHandler = (req: IncomingMessage, res: ServerResponse, target: RequestTarget) => unknown;
+
+export interface SafeServerOptions {
+  errorBody: ErrorBody;
+  /** Told the kind of each unexpected failure (the error's name: never its message, which may quote input). */
+  onError?: (kind: string, pathname: string | undefined) => void;
+}
+
+const INTERNAL = "The server failed to answer this request.";
+
+/** Send a JSON error body unless the answer has begun; then the connection is ended instead. */
+function answerError(
+  res: ServerResponse,
+  status: number,
+  message: string,
+  pathname: string | undefined,
+  options: SafeServerOptions,
+  headers: Record<string, string> = {},
+): void {
+  if (res.headersSent || res.destroyed) {
+    res.destroy();
+    return;
+  }
+  let body: Buffer;
+  try {
+    body = Buffer.from(JSON.stringify(options.errorBody(status, message, pathname)));
+  } catch {
+    // The shape builder itself failed: a bare body still says what happened.
+    body = Buffer.from(JSON.stringify({ message }));
+  }
+  res.writeHead(status, {
+    ...headers,
+    "content-type": "application/json",
+    "content-length": String(body.length),
+  });
+  res.end(body);
+}
+
+/**
+ * Wrap a handler so that nothing it does escapes: a target that is not a path gets 400, an
+ * `HttpError` gets its status, any other throw or rejection 500, all in the caller's error shape.
+ */
+export function safeHandler(
+  handle: SafeHandler,
+  options: SafeServerOptions,
+): (req: IncomingMessage, res: ServerResponse) => void {
+  return (req, res) => {
+    // Without listeners, an 'error' on either stream is thrown from the event loop.
+    req.on("error", () => res.destroy());
+    res.on("error", () => res.destroy());
+    const target = parseRequestTarget(req.url);
+    if (!target) {
+      answerError(res, 400, "The request target is not a path.", undefined, options, { connection: "close" });
+      return;
+    }
+    const fail = (error: unknown): void => {
+      if (error instanceof HttpError) {
+        answerError(res, error.status, error.message, target.pathname, options, error.headers);
+        return;
+      }
+      options.onError?.((error as Error)?.name ?? typeof error, target.pathname);
+      answerError(res, 500, INTERNAL, target.pathname, options);
+    };
+    try {
+      const pending = handle(req, res, target);
+      if (pending instanceof Promise) pending.catch(fail);
+    } catch (error) {
+      fail(error);
+    }
+  };
+}
+
+/** The status Node's parser error deserves: 431 for headers too large, 408 for a timeout, else 400. */
+function parserStatus(code: string | undefined): number {
+  if (code === "HPE_HEADER_OVERFLOW") return 431;
+  if (code === "ERR_HTTP_REQUEST_TIMEOUT") return 408;
+  return 400;
+}
+
+/**
+ * Answer a malformed request (bad request line, header, chunking…) in the service's shape and close
+ * the connection; a reset or half-answered socket is just destroyed.
+ */
+export function answerClientError(
+  error: NodeJS.ErrnoException,
+  socket: Duplex,
+  options: SafeServerOptions,
+): void {
+  // Node keeps the response in flight on the socket; raw bytes after its headers would corrupt it.
+  const inFlight = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+  if (error.code === "ECONNRESET" || !socket.writable || inFlight?.headersSent) {
+    socket.destroy();
+    return;
+  }
+  const status = parserStatus(error.code);
+  const message =
+    status === 431
+      ? "The request's headers are too large."
+      : status === 408
+        ? "The request took too long to arrive."
+        : "The request is not valid HTTP.";
+  let body: string;
+  try {
+    body = JSON.stringify(options.errorBody(status, message, undefined));
+  } catch {
+    body = JSON.stringify({ message });
+  }
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\ncontent-type: application/json\r\n` +
+      `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+  );
+}
+
+/** An HTTP server whose handler is wrapped by `safeHandler` and whose parser errors are answered. */
+export function createSafeServer(handle: SafeHandler, options: SafeServerOptions): Server {
+  const server = createServer(safeHandler(handle, options));
+  server.on("clientError", (error: NodeJS.ErrnoException, socket: Duplex) => {
+    try {
+      answerClientError(error, socket, options);
+    } catch {
+      socket.destroy();
+    }
+  });
+  return server;
+}

@@ -1,0 +1,24 @@
+// HTTP plumbing shared by the servers this package runs (the contract mock, the sandbox, the
+// validating proxy). What it offers:
+//
+// - parseRequestTarget(req.url): path and query of any request target, never throwing (`//`,
+//   `//%zz/api`, `http://`, `*` → undefined or a plain path); decodeSegment; queryRecord (null-prototype).
+// - readBody(req, maxBytes): the body in bytes, or { tooLarge } after draining the rest unkept.
+// - decodeJsonBody(bytes): fatal UTF-8, JSON.parse, an iterative nesting limit → value or problem.
+// - parseMediaType, isJsonMediaType (`application/json`, `*/*+json`; never `application/json-evil`),
+//   hasEssence(header, "multipart/form-data").
+// - createSafeServer(handler, { errorBody }) / safeHandler: a thrown HttpError → its status, any
+//   other throw → 500, a bad target → 400, parser errors → 400/408/431, all in the caller's error
+//   shape; 'error' events on request, response and socket never reach the process.
+// - parsePort, listen(server, port, host) → { url, close }, closeOnSignals(close?) (SIGINT/SIGTERM:
+//   close every server `listen` started, then exit), reportStartError.
+export { decodeJsonBody, jsonDepth, MAX_JSON_DEPTH, readBody } from "./body.js";
+export type { BodyRead, JsonProblem, JsonRead } from "./body.js";
+export { answerClientError, createSafeServer, HttpError, safeHandler } from "./handler.js";
+export type { ErrorBody, SafeHandler, SafeServerOptions } from "./handler.js";
+export { closeAll, closeOnSignals, listen, parsePort, reportStartError } from "./lifecycle.js";
+export type { Listening } from "./lifecycle.js";
+export { hasEssence, isJsonMediaType, parseMediaType } from "./media-type.js";
+export type { MediaType } from "./media-type.js";
+export { decodeSegment, parseRequestTarget, queryRecord } from "./request-target.js";
+export type { RequestTarget } from "./request-target.js";

@@ -1,0 +1,113 @@
+// Under createSafeServer no request ends the process: throws, rejections, bad targets and bad
+// HTTP are answered in the caller's shape, and another client is answered afterwards.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createSafeServer, HttpError, listen, type Listening, readBody } from "../../src/server/index.js";
+import { HOSTILE_TARGETS, rawStatus, sendRaw } from "../support/hostile.js";
+
+let server: Listening;
+const failures: string[] = [];
+
+beforeAll(async () => {
+  const safe = createSafeServer(
+    async (req, res, target) => {
+      if (target.pathname === "/throw") throw new Error("CANARY-SECRET-123 in a message");
+      if (target.pathname === "/reject") return Promise.reject(new TypeError("x"));
+      if (target.pathname === "/teapot") throw new HttpError(418, "No coffee.", { "x-why": "tea" });
+      if (target.pathname === "/body") {
+        const read = await readBody(req, 8);
+        res.end(read.ok ? `got ${read.bytes.length}` : `too large ${read.size}`);
+        return;
+      }
+      if (target.pathname === "/half") {
+        res.writeHead(200, { "content-length": "100" });
+        res.write("partial");
+        throw new Error("after headers");
+      }
+      res.end(`path ${target.pathname}`);
+    },
+    {
+      errorBody: (status, message, pathname) => ({
+        error_code: `E${status}`,
+        message,
+        where: pathname ?? null,
+      }),
+      onError: (kind) => failures.push(kind),
+    },
+  );
+  server = await listen(safe, 0);
+});
+afterAll(() => server?.close());
+
+const get = async (path: string, init?: RequestInit) => {
+  const res = await fetch(`${server.url}${path}`, init);
+  return { status: res.status, headers: res.headers, text: await res.text() };
+};
+
+describe("createSafeServer", () => {
+  it("answers a throw or a rejection with 500 in the caller's shape and logs only the kind", async () => {
+    const thrown = await get("/throw");
+    expect(thrown.status).toBe(500);
+    expect(JSON.parse(thrown.text)).toEqual({
+      error_code: "E500",
+      message: "The server failed to answer this request.",
+      where: "/throw",
+    });
+    expect((await get("/reject")).status).toBe(500);
+    expect(failures).toEqual(["Error", "TypeError"]);
+  });
+
+  it("answers an HttpError with its status, message and headers", async () => {
+    const teapot = await get("/teapot");
+    expect(teapot.status).toBe(418);
+    expect(teapot.headers.get("x-why")).toBe("tea");
+    expect(JSON.parse(teapot.text).message).toBe("No coffee.");
+  });
+
+  it("ends the connection of an answer that had begun", async () => {
+    await expect(get("/half")).rejects.toThrow();
+    expect((await get("/ok")).text).toBe("path /ok");
+  });
+
+  it("counts a body in bytes and drains one past the limit", async () => {
+    expect((await get("/body", { method: "POST", body: "ééé" })).text).toBe("got 6");
+    expect((await get("/body", { method: "POST", body: "ééééé" })).text).toBe("too large 10");
+  });
+
+  it("answers every hostile request target and stays up", async () => {
+    for (const target of HOSTILE_TARGETS) {
+      const answer = await sendRaw(server.port, `GET ${target} HTTP/1.1\r\nHost: x\r\n\r\n`);
+      const status = rawStatus(answer);
+      expect(status, target).toBeDefined();
+      expect([200, 400]).toContain(status);
+      expect((await get("/ok")).status).toBe(200);
+    }
+  });
+
+  it("answers a request line that is not HTTP with 400 in the caller's shape", async () => {
+    const answer = await sendRaw(server.port, "GARBAGE\r\n\r\n");
+    expect(rawStatus(answer)).toBe(400);
+    expect(answer).toContain('"error_code":"E400"');
+    const big = await sendRaw(server.port, `GET / HTTP/1.1\r\nx: ${"a".repeat(20_000)}\r\n\r\n`);
+    expect(rawStatus(big)).toBe(431);
+    expect((await get("/ok")).status).toBe(200);
+  });
+});
+
+describe("listen", () => {
+  it("closes a server with a kept-alive connection promptly", async () => {
+    const other = await listen(
+      createSafeServer((_req, res) => res.end("x"), { errorBody: () => ({}) }),
+      0,
+    );
+    await fetch(other.url, { keepalive: true }).then((r) => r.text());
+    const started = Date.now();
+    await other.close();
+    expect(other.server.listening).toBe(false);
+    expect(Date.now() - started).toBeLessThan(900);
+  });
+
+  it("rejects with EADDRINUSE when the port is taken", async () => {
+    const taken = createSafeServer((_req, res) => res.end(), { errorBody: () => ({}) });
+    await expect(listen(taken, server.port)).rejects.toMatchObject({ code: "EADDRINUSE" });
+  });
+});
