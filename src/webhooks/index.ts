@@ -1,16 +1,18 @@
 // idv-contract/webhooks: turn a raw webhook delivery into a typed, checked event.
 export {
   createDeduper,
+  DEFAULT_MAX_ENTRIES,
   DEFAULT_RETENTION_MS,
   type Deduper,
   type DeduperOptions,
   type DedupeStore,
   deliveryKey,
+  MAX_KEY_LENGTH,
   MemoryDedupeStore,
   type MemoryDedupeStoreOptions,
 } from "./dedupe.js";
 export type { HeadersLike } from "./headers.js";
-export { parseWebhook, type RawBody } from "./parse-webhook.js";
+export { MAX_WEBHOOK_DEPTH, parseWebhook, type RawBody } from "./parse-webhook.js";
 export {
   checkReceiverAuth,
   type ReceiverAuthFailure,

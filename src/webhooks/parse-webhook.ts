@@ -47,12 +47,33 @@ function issueOf(part: WebhookIssue["in"], e: ErrorObject): WebhookIssue {
   };
 }
 
-// Reusable: a non-streaming decode keeps no state between calls.
+// Reusable: a non-streaming decode keeps no state between calls. Fatal: bytes that are not
+// UTF-8 make the body unusable rather than turning into U+FFFD.
 const utf8 = new TextDecoder("utf-8", { fatal: true });
 
 function decode(body: RawBody): unknown {
   const text = typeof body === "string" ? body : utf8.decode(body);
   return JSON.parse(text);
+}
+
+/**
+ * The deepest nesting of arrays and objects a delivery may have. The contract's deepest event
+ * (biometric `updated`) nests 6 levels; 64 leaves room for free-form members while keeping every
+ * later step (ajv, the deduper's hash, the receiver's own code) far from any stack limit.
+ */
+export const MAX_WEBHOOK_DEPTH = 64;
+
+/** True when a parsed JSON value nests deeper than `max`; iterative, so any depth is safe to ask about. */
+function nestsDeeperThan(root: unknown, max: number): boolean {
+  const stack: [unknown, number][] = [[root, 0]];
+  while (stack.length > 0) {
+    const [value, depth] = stack.pop()!;
+    if (value === null || typeof value !== "object") continue;
+    if (depth + 1 > max) return true;
+    for (const child of Array.isArray(value) ? value : Object.values(value))
+      if (child !== null && typeof child === "object") stack.push([child, depth + 1]);
+  }
+  return false;
 }
 
 /**
@@ -119,6 +140,11 @@ export function parseWebhook(body: RawBody, headers: HeadersLike | null = {}): P
     // The parser's own message quotes the body, which may hold personal data.
     return fail({ kind: "not_json", message: "The body is not JSON (or not UTF-8)." });
   }
+  if (nestsDeeperThan(payload, MAX_WEBHOOK_DEPTH))
+    return fail({
+      kind: "too_deep",
+      message: `The body nests arrays or objects more than ${MAX_WEBHOOK_DEPTH} levels deep; no delivery of the contract comes close.`,
+    });
 
   const webhookId = readHeader(headers, WORKFLOW_ID_HEADER);
   const found = identify(payload, headers, webhookId);
@@ -131,12 +157,12 @@ export function parseWebhook(body: RawBody, headers: HeadersLike | null = {}): P
 
   const issues: WebhookIssue[] = [];
   if (schemas.headers) {
-    const values = Object.fromEntries(
-      (schemas.headerNames ?? []).flatMap((name) => {
-        const value = readHeader(headers, name);
-        return value === undefined ? [] : [[name, value]];
-      }),
-    );
+    // Keyed by the contract's header names, never by the sender's; null-prototype all the same.
+    const values: Record<string, string> = Object.create(null);
+    for (const name of schemas.headerNames ?? []) {
+      const value = readHeader(headers, name);
+      if (value !== undefined) values[name] = value;
+    }
     const validate = validatorAt(schemas.headers);
     if (!validate(values)) issues.push(...(validate.errors ?? []).map((e) => issueOf("headers", e)));
   }

@@ -49,7 +49,7 @@ export type WorkflowCaseCompletedPayload = Schemas["WorkflowCaseCompletedWebhook
 export type BiometricVerificationResult = Schemas["BiometricVerificationResult"];
 
 /** What is wrong with a delivery. */
-export type WebhookErrorKind = "not_json" | "unknown_channel" | "schema_violation";
+export type WebhookErrorKind = "not_json" | "too_deep" | "unknown_channel" | "schema_violation";
 
 /** One place where a delivery breaks the contract: where and why, never the value found there. */
 export interface WebhookIssue {

@@ -1,9 +1,12 @@
+import { createHash } from "node:crypto";
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
   createDeduper,
   DEFAULT_RETENTION_MS,
   type DedupeStore,
   deliveryKey,
+  MAX_KEY_LENGTH,
   MemoryDedupeStore,
   parseWebhook,
   type WebhookEvent,
@@ -29,13 +32,42 @@ describe("deliveryKey", () => {
       JSON.stringify({ ...workflow.payload, case_url: "https://app.idv.example.net/c/2" }),
       workflow.headers,
     );
-    expect(deliveryKey(retry)).toBe("workflow:whk_01JD6Q3ZC8M4T2N9V5X7R1B0KA");
+    const idHash = createHash("sha256").update("whk_01JD6Q3ZC8M4T2N9V5X7R1B0KA").digest("base64url");
+    expect(deliveryKey(retry)).toBe(`w:${idHash}`);
     expect(deliveryKey(changed)).toBe(deliveryKey(retry));
+  });
+
+  it("is 45 characters whatever the delivery holds, so a store's memory is bounded in bytes", () => {
+    const huge = { ...workflow.headers, "X-Workflow-Webhook-Id": `whk_${"7".repeat(16_384)}` };
+    expect(deliveryKey(eventOf(workflow.body, huge))).toMatch(/^w:[\w-]{43}$/);
+    const long = structuredClone(completed.payload) as Json;
+    long.transaction_id = "t".repeat(100_000);
+    long.verification.notes = "n".repeat(200_000);
+    expect(deliveryKey(eventOf(JSON.stringify(long)))).toMatch(/^e:[\w-]{43}$/);
+  });
+
+  it("hashes content nested 100 000 deep without throwing (iterative, not recursive)", () => {
+    let deep: unknown = "bottom";
+    for (let i = 0; i < 100_000; i++) deep = i % 2 ? [deep] : { a: deep };
+    const event: WebhookEvent = {
+      kind: "unknown",
+      channel: null,
+      event: "x",
+      payload: deep,
+      webhookId: undefined,
+    };
+    expect(deliveryKey(event)).toMatch(/^e:[\w-]{43}$/);
+  });
+
+  it("tells apart parts that a plain joined key would run together", () => {
+    const a = eventOf(JSON.stringify({ ...(completed.payload as Json), transaction_id: "a:completed" }));
+    const b = eventOf(JSON.stringify({ ...(completed.payload as Json), transaction_id: "a" }));
+    expect(deliveryKey(a)).not.toBe(deliveryKey(b));
   });
 
   it("keys a biometric delivery on transaction_id, event and content", () => {
     const key = deliveryKey(eventOf(completed.body));
-    expect(key).toMatch(/^event:5f3c9a0e-8d2b-4f61-9c7a-2b1e4d6f8a90:completed:[\w-]{43}$/);
+    expect(key).toMatch(/^e:[\w-]{43}$/);
     // The same content with its members in another order is the same delivery.
     const reordered = Object.fromEntries(Object.entries(completed.payload as Json).reverse());
     expect(deliveryKey(eventOf(JSON.stringify(reordered)))).toBe(key);
@@ -82,9 +114,10 @@ describe("createDeduper", () => {
     const deduper = createDeduper({ store, retentionMs: 7 * HOUR });
     await deduper.isDuplicate(eventOf(workflow.body, workflow.headers));
     expect(await deduper.isDuplicate(eventOf(workflow.body, workflow.headers))).toBe(true);
+    const key = deliveryKey(eventOf(workflow.body, workflow.headers));
     expect(claimed).toEqual([
-      ["workflow:whk_01JD6Q3ZC8M4T2N9V5X7R1B0KA", 7 * HOUR],
-      ["workflow:whk_01JD6Q3ZC8M4T2N9V5X7R1B0KA", 7 * HOUR],
+      [key, 7 * HOUR],
+      [key, 7 * HOUR],
     ]);
   });
 
@@ -110,6 +143,53 @@ describe("MemoryDedupeStore", () => {
     expect(store.size).toBe(3);
     expect(store.claim("a", HOUR)).toBe(true);
     expect(store.claim("d", HOUR)).toBe(false);
+  });
+});
+
+describe("MemoryDedupeStore, bounded", () => {
+  it("refuses a key longer than MAX_KEY_LENGTH, naming the limit", () => {
+    const store = new MemoryDedupeStore();
+    expect(() => store.claim("k".repeat(MAX_KEY_LENGTH + 1), HOUR)).toThrow(/at most 128 characters/);
+    expect(store.claim("k".repeat(MAX_KEY_LENGTH), HOUR)).toBe(true);
+  });
+
+  it("refuses a cap that is not a whole number of entries", () => {
+    for (const maxEntries of [0, 1.5, Number.POSITIVE_INFINITY, Number.NaN])
+      expect(() => new MemoryDedupeStore({ maxEntries })).toThrow(RangeError);
+  });
+
+  it("forgets a key claimed with a shorter retention than the keys after it", () => {
+    let now = 0;
+    const store = new MemoryDedupeStore({ now: () => now });
+    store.claim("long", 10 * HOUR);
+    store.claim("short", HOUR);
+    now = 2 * HOUR;
+    expect(store.claim("short", HOUR)).toBe(true);
+    expect(store.claim("long", HOUR)).toBe(false);
+  });
+
+  it("answers as a list in claim order with expiry and a cap would, over any sequence of claims", () => {
+    const step = fc.record({
+      key: fc.integer({ min: 0, max: 12 }),
+      advance: fc.integer({ min: 0, max: 40 }),
+    });
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 6 }), fc.array(step, { maxLength: 200 }), (cap, steps) => {
+        let now = 0;
+        const store = new MemoryDedupeStore({ maxEntries: cap, now: () => now });
+        let model: { key: string; expiry: number }[] = [];
+        for (const { key, advance } of steps) {
+          now += advance;
+          model = model.filter((e) => e.expiry > now);
+          const fresh = !model.some((e) => e.key === `k${key}`);
+          if (fresh) model.push({ key: `k${key}`, expiry: now + 100 });
+          if (model.length > cap) model.shift();
+          expect(store.claim(`k${key}`, 100)).toBe(fresh);
+          expect(store.size).toBe(model.length);
+        }
+      }),
+      { numRuns: 200 },
+    );
   });
 });
 
