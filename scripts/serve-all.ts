@@ -2,7 +2,7 @@
 // MOCK_PORT (default 4010) and DOCS_PORT (default 8080) move them.
 import { startMock } from "../mock/server.js";
 import { DEFAULT_BUILD } from "./docs/build-site.js";
-import { listen } from "./docs/static-server.js";
+import { listen } from "../src/server/static-files.js";
 import { closeOnSignals, parsePort, reportStartError } from "./lib/port.js";
 
 try {

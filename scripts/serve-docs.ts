@@ -5,7 +5,7 @@
 import { existsSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { buildSite, DEFAULT_BUILD } from "./docs/build-site.js";
-import { listen } from "./docs/static-server.js";
+import { listen } from "../src/server/static-files.js";
 import { closeOnSignals, parsePort, reportStartError } from "./lib/port.js";
 
 async function main(): Promise<void> {

@@ -10,7 +10,7 @@ import { type Browser, type BrowserContext, chromium, type Page } from "playwrig
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildSite, DEFAULT_BUILD } from "../../scripts/docs/build-site.js";
 import { collectGaps } from "../../scripts/docs/gaps.js";
-import { listen, type RunningServer } from "../../scripts/docs/static-server.js";
+import { listen, type RunningServer } from "../../src/server/static-files.js";
 import { listMessages } from "../../scripts/docs/webhooks-page.js";
 import { fromRoot } from "../../scripts/lib/paths.js";
 import { HTTP_METHODS, type Json } from "../support/contract.js";
