@@ -188,7 +188,11 @@ describe("hostile deliveries through the README receiver", () => {
   });
 
   const post = (path: string, headers: Record<string, string>, body: string | Uint8Array) =>
-    fetch(`http://127.0.0.1:${port}${path}`, { method: "POST", headers, body });
+    fetch(`http://127.0.0.1:${port}${path}`, {
+      method: "POST",
+      headers,
+      body: typeof body === "string" ? body : Buffer.from(body),
+    });
 
   it("answers 400 to the 4,500-deep completed event, instead of 200 and then losing it", async () => {
     const response = await post(
