@@ -2,18 +2,19 @@
 // unknown records, invalid bodies and bad uploads, each in the operation's error shape.
 import type { SchemaCompiler } from "../conformance/contract-model.js";
 import { formParts, multipartBoundary } from "../conformance/multipart.js";
+import { decodeJsonBody, hasEssence, isJsonMediaType, type JsonProblem } from "../src/server/index.js";
 import type { MockOperation } from "./contract-model.js";
 import { type Nested, type Rejection, rejection, summarise, validationErrors } from "./error-body.js";
 
 export interface IncomingRequest {
-  /** Lower-cased header names. */
+  /** Lower-cased header names, in a null-prototype record. */
   headers: Record<string, string | undefined>;
   /** Path parameter values, in template order. */
   params: string[];
 }
 
 export interface IncomingBody {
-  /** Lower-cased header names. */
+  /** Lower-cased header names, in a null-prototype record. */
   headers: Record<string, string | undefined>;
   body: Buffer;
 }
@@ -38,13 +39,16 @@ export function checkHeaders(op: MockOperation, req: IncomingRequest): Rejection
     const message = "Key and secret were sent from a browser script; rotate the API keys.";
     return rejection(op.shape, 400, "CRED_AT_RISK", message, {});
   }
-  const badParam = op.params.findIndex((p, i) => p.integer && !/^[1-9]\d*$/.test(req.params[i] ?? ""));
+  const badParam = op.params.findIndex((p, i) => p.integer && !isIntegerSegment(req.params[i] ?? ""));
   if (badParam >= 0) {
     const code = codeFor(op, 404, { A: "NOT_FOUND", B: "NOT_FOUND" });
     return rejection(op.shape, 404, code, `No record with this ${op.params[badParam]?.name}.`, {});
   }
   return undefined;
 }
+
+/** Whether a path segment names a record by integer id: the service's ids are positive integers. */
+export const isIntegerSegment = (segment: string): boolean => /^[1-9]\d*$/.test(segment);
 
 /** The outcome of a body check: the rejection of a refused body, or the parsed value of an accepted JSON one. */
 export interface BodyCheck {
@@ -102,39 +106,43 @@ function checkJson(op: MockOperation, req: IncomingBody, compiler: SchemaCompile
   if (!spec) return {};
   const empty = req.body.length === 0;
   if (empty && !spec.required) return {};
-  const type = req.headers["content-type"] ?? "";
-  if (!empty && !/^application\/json\b/i.test(type)) {
+  if (empty) return { rejection: invalid(op, "The request body can't be blank.", {}) };
+  if (!isJsonMediaType(req.headers["content-type"])) {
     return { rejection: invalid(op, "Content-Type must be application/json.", {}) };
   }
-  let value: unknown;
-  try {
-    value = empty ? undefined : JSON.parse(req.body.toString("utf8"));
-  } catch {
-    return { rejection: invalid(op, "The request body is not valid JSON.", {}) };
-  }
-  if (value === undefined) return { rejection: invalid(op, "The request body can't be blank.", {}) };
+  const read = decodeJsonBody(req.body);
+  if (!read.ok) return { rejection: invalid(op, JSON_PROBLEMS[read.problem], {}) };
+  const value = read.value;
   const validate = compiler.validator(spec.schemaPointer);
   if (validate(value)) return { value };
   const errors = validate.errors ?? [];
-  const echo = (value && typeof value === "object" ? (value as Record<string, unknown>) : {}) as Record<
-    string,
-    unknown
-  >;
-  const metadata = (echo.metadata ?? {}) as Record<string, unknown>;
+  const metadata = ownMember(value, "metadata");
   return {
     rejection: invalid(
       op,
       summarise(errors),
-      { reference: metadata.reference, external_id: metadata.external_id },
+      { reference: ownMember(metadata, "reference"), external_id: ownMember(metadata, "external_id") },
       validationErrors(errors),
     ),
   };
 }
 
+const JSON_PROBLEMS: Record<JsonProblem, string> = {
+  utf8: "The request body is not valid UTF-8.",
+  json: "The request body is not valid JSON.",
+  depth: "The request body is nested too deeply.",
+};
+
+/** A member of a parsed JSON object, read only if it is the object's own (never an inherited one). */
+const ownMember = (value: unknown, name: string): unknown =>
+  value !== null && typeof value === "object" && !Array.isArray(value) && Object.hasOwn(value, name)
+    ? (value as Record<string, unknown>)[name]
+    : undefined;
+
 function checkUpload(op: MockOperation, req: IncomingBody): Rejection | undefined {
   const limits = op.body?.file;
   const type = req.headers["content-type"] ?? "";
-  const parts = /^multipart\/form-data\b/i.test(type)
+  const parts = hasEssence(type, "multipart/form-data")
     ? formParts({ kind: "bytes", bytes: req.body }, multipartBoundary(type))
     : undefined;
   const files = (parts ?? []).filter((p) => p.name === "file" && p.fileName !== undefined);

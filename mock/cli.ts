@@ -1,20 +1,24 @@
-// npm run mock [-- --port N]: serve the contract mock on 127.0.0.1 (--port, PORT, or 4010).
+// npm run mock [-- --port N] [-- --host H]: serve the contract mock (127.0.0.1, --port, PORT, or 4010).
 import { parseArgs } from "node:util";
-import { closeOnSignals, parsePort, reportStartError } from "../scripts/lib/port.js";
+import { closeOnSignals, parsePort, reportStartError } from "../src/server/index.js";
 import { startMock } from "./server.js";
 
 try {
   // Not strict: other arguments are ignored, and a bare --port is reported below.
   const { values } = parseArgs({
     args: process.argv.slice(2),
-    options: { port: { type: "string" } },
+    options: { port: { type: "string" }, host: { type: "string" } },
     strict: false,
   });
-  const flag = values.port;
-  if (typeof flag === "boolean" || flag?.startsWith("--")) throw new Error("--port needs a value");
-  const port = parsePort(flag ?? process.env.PORT, 4010);
-  const mock = await startMock({ port, log: (line) => console.log(line) });
+  for (const name of ["port", "host"] as const) {
+    const flag = values[name];
+    if (typeof flag === "boolean" || flag?.startsWith("--")) throw new Error(`--${name} needs a value`);
+  }
+  const port = parsePort((values.port as string | undefined) ?? process.env.PORT, 4010);
+  const host = (values.host as string | undefined) ?? "127.0.0.1";
+  const mock = await startMock({ port, host, log: (line) => console.log(line) });
   console.log(`Contract mock listening on ${mock.url}`);
+  // SIGINT or SIGTERM closes the server (and its open connections), then the process exits 0.
   closeOnSignals(() => mock.close());
 } catch (error) {
   const inUse = reportStartError(

@@ -25,6 +25,10 @@ export interface MockOperation {
   body?: { mediaType: string; required: boolean; schemaPointer: string; file?: FileConstraints };
   /** The documented codes of each error status, first the most general, e.g. 422 → [NOT_CREATED]. */
   errors: Map<number, string[]>;
+  /** The media types of the success response, e.g. [application/pdf, application/zip]. */
+  mediaTypes: string[];
+  /** The example names of each documented status, for `Prefer: example=` (all media types together). */
+  examples: Map<number, string[]>;
 }
 
 const METHODS = ["get", "put", "post", "patch", "delete"];
@@ -71,6 +75,14 @@ export function loadMockOperations(doc: Json): MockOperation[] {
         const found = codes(doc, response, member);
         if (found.length > 0 && /^[45]/.test(status)) errors.set(Number(status), found);
       }
+      const examples = new Map<number, string[]>();
+      let mediaTypes: string[] = [];
+      for (const [status, response] of Object.entries<Json>(op.responses)) {
+        const content = deref(doc, response)?.content ?? {};
+        if (/^2/.test(status) && mediaTypes.length === 0) mediaTypes = Object.keys(content);
+        const names = Object.values<Json>(content).flatMap((media) => Object.keys(media?.examples ?? {}));
+        examples.set(Number(status), [...new Set(names)]);
+      }
       const pointer = `/paths/${escapeToken(template)}/${method}`;
       let body: MockOperation["body"];
       if (op.requestBody) {
@@ -95,6 +107,8 @@ export function loadMockOperations(doc: Json): MockOperation[] {
         shape,
         body,
         errors,
+        mediaTypes,
+        examples,
       });
     }
   }

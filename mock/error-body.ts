@@ -57,27 +57,35 @@ export function memberPath(error: ErrorObject): string[] {
 const specific = (errors: ErrorObject[]) =>
   errors.filter((e) => !["if", "oneOf", "anyOf", "allOf", "not"].includes(e.keyword));
 
+/** A node of validation_errors: null-prototype, because its keys are the request's member names (`__proto__` too). */
+const node = (): Nested => Object.create(null);
+
 /** Messages keyed like the request: one array of messages per failing member. */
 export function validationErrors(errors: ErrorObject[]): Nested {
-  const out: Nested = {};
+  const out = node();
   for (const error of specific(errors)) {
     const path = memberPath(error);
     const leaf = path.pop() ?? "base";
-    let node = out;
+    let at = out;
     for (const segment of path) {
-      const next = node[segment];
+      const next = at[segment];
       // A member that has messages and failing members of its own keeps its messages under `base`.
-      const child: Nested = next === undefined ? {} : Array.isArray(next) ? { base: next } : next;
-      node[segment] = child;
-      node = child;
+      let child: Nested;
+      if (next === undefined) child = node();
+      else if (Array.isArray(next)) {
+        child = node();
+        child.base = next;
+      } else child = next;
+      at[segment] = child;
+      at = child;
     }
-    const current = node[leaf];
+    const current = at[leaf];
     const messages = Array.isArray(current) ? current : current?.base;
     const list = Array.isArray(messages) ? messages : [];
     const message = describeError(error);
     if (!list.includes(message)) list.push(message);
     if (current !== undefined && !Array.isArray(current)) current.base = list;
-    else node[leaf] = list;
+    else at[leaf] = list;
   }
   return out;
 }
