@@ -21,8 +21,9 @@ import {
 import { type EntryResult, FindingList } from "./findings.js";
 import { bodySize, hasSignature, mediaTypeMatches, signatureLabel } from "./media.js";
 import { formParts, multipartBoundary } from "./multipart.js";
-import { mediaTypeEssence, pointerToken, safePath, safeToken } from "./redact.js";
+import { mediaTypeEssence, pointerToken } from "./redact.js";
 import { reportSchemaErrors } from "./schema-errors.js";
+import { safeMethod, Vocabulary } from "./vocabulary.js";
 
 // Schemas are walked structurally.
 type Json = any;
@@ -43,19 +44,22 @@ const parameterPointer = (parameter: ParameterModel): string =>
 /** Checks recorded HTTP exchanges against a compiled contract. */
 export class ExchangeChecker {
   private readonly described: DescribedMembers;
+  /** What reports may name: the contract's own words. */
+  private readonly vocabulary: Vocabulary;
   /** `x-file-constraints` of form part schemas (`value` undefined when a schema has none). */
   private readonly constraints = new WeakMap<object, { value: Json }>();
 
   constructor(private readonly model: ContractModel) {
     this.described = new DescribedMembers(model.document);
+    this.vocabulary = new Vocabulary(model.document);
   }
 
   /** Every check on one exchange; the result holds no recorded value that could identify anyone. */
   check(exchange: Exchange, file?: string): EntryResult {
-    const findings = new FindingList();
+    const findings = new FindingList(this.vocabulary);
     const { request } = exchange;
-    const method = request.method.toUpperCase();
-    const route = this.model.routes.match(method, request.path);
+    const method = safeMethod(request.method);
+    const route = this.model.routes.match(request.method, request.path);
     let operation: OperationModel | undefined;
     if (route.kind === "found") {
       operation = route.target;
@@ -81,7 +85,7 @@ export class ExchangeChecker {
     const result: EntryResult = {
       index: exchange.index,
       method,
-      path: safePath(request.path),
+      path: operation ? operation.template : this.model.routes.shape(request.path),
       operationId: operation?.operationId ?? null,
       ok: findings.violations.length === 0,
       violations: findings.violations,
@@ -252,7 +256,7 @@ export class ExchangeChecker {
         where,
         check,
         "/Content-Type",
-        `media type ${essence ?? "(unreadable)"} is not one the contract gives (${accepted()})`,
+        `media type ${this.vocabulary.mediaType(essence)} is not one the contract gives (${accepted()})`,
       );
     }
     return found;
@@ -276,6 +280,8 @@ export class ExchangeChecker {
     }
     const schema = this.resolvedSchema(media);
     const properties: Record<string, Json> = schema.properties ?? {};
+    // Part names are input: only the schema's own members count, never what its prototype has.
+    const describedPart = (name: string): Json => (Object.hasOwn(properties, name) ? properties[name] : undefined);
     const closed = schema.unevaluatedProperties === false || schema.additionalProperties === false;
     for (const name of schema.required ?? []) {
       if (!parts.some((p) => p.name === name)) {
@@ -294,7 +300,7 @@ export class ExchangeChecker {
       if (seen.has(part.name))
         findings.fail("request.body", "request_body_schema", pointer(), "the part is sent more than once");
       seen.add(part.name);
-      const property = properties[part.name];
+      const property = describedPart(part.name);
       if (!property) {
         if (closed)
           findings.fail(
@@ -320,7 +326,7 @@ export class ExchangeChecker {
         part.contentType &&
         !constraints.mediaTypes.includes(part.contentType)
       ) {
-        const shown = mediaTypeEssence(part.contentType) ?? "(unreadable)";
+        const shown = this.vocabulary.mediaType(mediaTypeEssence(part.contentType));
         findings.fail(
           "request.body",
           "request_body_schema",
@@ -340,7 +346,7 @@ export class ExchangeChecker {
           "request.body",
           "request_body_schema",
           pointer(),
-          `file extension ${safeToken(extension) || "(none)"} is not accepted (${list(constraints.extensions)})`,
+          `the file's extension is not accepted (${list(constraints.extensions)})`,
         );
       }
     }

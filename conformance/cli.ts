@@ -1,10 +1,11 @@
 #!/usr/bin/env node
 // idv-conformance: check recorded traffic and webhook deliveries against the contract.
 // Exit 0 when everything conforms, 1 when something does not, 2 when the input cannot be used.
-import { createWriteStream } from "node:fs";
+import { createWriteStream, realpathSync } from "node:fs";
+import { fileURLToPath } from "node:url";
 import type { Writable } from "node:stream";
 import { parseArgs } from "node:util";
-import type { EntryResult } from "./findings.js";
+import type { EntryResult, Summary } from "./findings.js";
 import { InputError } from "./input-error.js";
 import { openSource } from "./open-source.js";
 import { createReporter, type ReportFormat } from "./reporters.js";
@@ -26,6 +27,12 @@ Options:
 Exit status: 0 everything conforms, 1 something does not, 2 unusable input.`;
 
 class UsageError extends Error {}
+
+/** Where the CLI writes: the process's streams, or a test's. */
+export interface CliIo {
+  stdout: Writable & { isTTY?: boolean };
+  stderr: Writable & { isTTY?: boolean };
+}
 
 function parse(argv: string[]) {
   const { values, positionals } = parseArgs({
@@ -88,18 +95,17 @@ async function openResults(args: {
 }
 
 /** Progress on stderr, only for a person watching a terminal. */
-function progress(): { tick: (n: number) => void; clear: () => void } {
-  if (!process.stdout.isTTY || !process.stderr.isTTY)
-    return { tick: () => undefined, clear: () => undefined };
+function progress(io: CliIo): { tick: (n: number) => void; clear: () => void } {
+  if (!io.stdout.isTTY || !io.stderr.isTTY) return { tick: () => undefined, clear: () => undefined };
   let last = 0;
   return {
     tick: (n) => {
       const now = Date.now();
       if (now - last < 200) return;
       last = now;
-      process.stderr.write(`\rchecked ${n}…`);
+      io.stderr.write(`\rchecked ${n}…`);
     },
-    clear: () => process.stderr.write("\r\x1b[K"),
+    clear: () => io.stderr.write("\r\x1b[K"),
   };
 }
 
@@ -112,18 +118,17 @@ function openOut(file: string): Promise<Writable> {
   });
 }
 
-async function main(argv: string[]): Promise<number> {
+/** `check` and `webhooks`: read traffic, check it, write the report. */
+async function runChecks(argv: string[], io: CliIo): Promise<number> {
   let args: ReturnType<typeof parse>;
   try {
     args = parse(argv);
   } catch (error) {
-    process.stderr.write(
-      `idv-conformance: ${error instanceof Error ? error.message : String(error)}\n\n${USAGE}\n`,
-    );
+    io.stderr.write(`idv-conformance: ${error instanceof Error ? error.message : String(error)}\n\n${USAGE}\n`);
     return 2;
   }
   if (args.help) {
-    process.stdout.write(`${USAGE}\n`);
+    io.stdout.write(`${USAGE}\n`);
     return 0;
   }
   const results = await openResults(args);
@@ -132,47 +137,77 @@ async function main(argv: string[]): Promise<number> {
     `idv-conformance ${args.command}`,
     args.command === "check" ? "(no matching operation)" : "(no matching message)",
   );
-  const bar = progress();
+  const bar = progress(io);
+  let summary: Summary;
   try {
-    const summary = await runAll(results, reporter, {
+    summary = await runAll(results, reporter, {
       warningsAsErrors: args.warningsAsErrors,
       onProgress: bar.tick,
     });
-    bar.clear();
-    const out: Writable = args.out ? await openOut(args.out) : process.stdout;
-    await reporter.finish(summary, out);
-    if (args.out)
-      await new Promise<void>((resolve, reject) =>
-        out.end((e?: Error | null) => (e ? reject(e) : resolve())),
-      );
-    return summary.failed > 0 ? 1 : 0;
   } catch (error) {
+    // Nothing of the report is written when the input fails: a partial report would read as a verdict.
     bar.clear();
     await reporter.abort();
     throw error;
   }
+  bar.clear();
+  const out: Writable = args.out ? await openOut(args.out) : io.stdout;
+  await reporter.finish(summary, out);
+  if (args.out)
+    await new Promise<void>((resolve, reject) =>
+      out.end((e?: Error | null) => (e ? reject(e) : resolve())),
+    );
+  return summary.failed > 0 ? 1 : 0;
 }
 
-// A reader that stops early (`| head`) ends the run quietly; the verdict was not all written, so not 0.
-process.stdout.on("error", (error: NodeJS.ErrnoException) => {
-  if (error.code === "EPIPE") process.exit(process.exitCode ?? 2);
-});
+/** The subcommands, by name: a new one is one more entry. */
+const COMMANDS = new Map<string, (argv: string[], io: CliIo) => Promise<number>>([
+  ["check", runChecks],
+  ["webhooks", runChecks],
+]);
 
-main(process.argv.slice(2)).then(
-  (code) => {
-    process.exitCode = code;
-  },
-  (error: unknown) => {
+/**
+ * Run the CLI and give its exit status. Never throws and never prints a stack trace (it could quote
+ * recorded data): unusable input is one line on stderr and status 2.
+ */
+export async function main(
+  argv: string[],
+  io: CliIo = { stdout: process.stdout, stderr: process.stderr },
+): Promise<number> {
+  const command = argv.find((a) => !a.startsWith("-"));
+  const run = (command !== undefined && COMMANDS.get(command)) || runChecks;
+  try {
+    return await run(argv, io);
+  } catch (error) {
     if (error instanceof InputError) {
-      process.stderr.write(`idv-conformance: ${error.message}\n`);
+      io.stderr.write(`idv-conformance: ${error.message}\n`);
     } else {
-      // Never a stack trace: it could quote recorded data. IDV_CONFORMANCE_DEBUG=1 shows it to a developer.
+      // IDV_CONFORMANCE_DEBUG=1 shows the error to a developer.
       const name = error instanceof Error ? error.name : typeof error;
-      process.stderr.write(
-        `idv-conformance: unexpected ${name}; run with IDV_CONFORMANCE_DEBUG=1 for details\n`,
-      );
+      io.stderr.write(`idv-conformance: unexpected ${name}; run with IDV_CONFORMANCE_DEBUG=1 for details\n`);
       if (process.env.IDV_CONFORMANCE_DEBUG === "1") console.error(error);
     }
-    process.exitCode = 2;
-  },
-);
+    return 2;
+  }
+}
+
+/** Whether this module is the program being run (not imported, e.g. by a test calling main). */
+function isEntryPoint(): boolean {
+  const script = process.argv[1];
+  if (!script) return false;
+  try {
+    return realpathSync(script) === fileURLToPath(import.meta.url);
+  } catch {
+    return false;
+  }
+}
+
+if (isEntryPoint()) {
+  // A reader that stops early (`| head`) ends the run quietly; the verdict was not all written, so not 0.
+  process.stdout.on("error", (error: NodeJS.ErrnoException) => {
+    if (error.code === "EPIPE") process.exit(process.exitCode ?? 2);
+  });
+  main(process.argv.slice(2)).then((code) => {
+    process.exitCode = code;
+  });
+}

@@ -1,6 +1,7 @@
 import type { ValidateFunction } from "ajv";
 import { RouteTable } from "./route-table.js";
 import { resolveRef } from "./resolve-ref.js";
+import { isJsonMediaType } from "./media.js";
 import { escapeToken } from "../src/json-pointer.js";
 
 // An OpenAPI document is walked structurally.
@@ -268,7 +269,4 @@ function serverPath(url: string): string {
   return path.includes("{") ? "" : path;
 }
 
-/** Whether a media type carries JSON (`application/json`, `application/problem+json`, …). */
-export function isJsonMediaType(mediaType: string): boolean {
-  return mediaType === "application/json" || mediaType.endsWith("+json");
-}
+export { isJsonMediaType } from "./media.js";

@@ -14,7 +14,10 @@ export interface FormPart {
   size: number;
 }
 
-/** Header names lower-cased; repeated headers joined with ", ". */
+/**
+ * Header names lower-cased; repeated headers joined with ", ". The readers make it without a prototype
+ * (recorded names are input); a caller's own object is only ever read by the contract's header names.
+ */
 export type HeaderMap = Record<string, string>;
 
 /** A request as recorded, normalised from HAR or NDJSON. */
@@ -22,6 +25,7 @@ export interface RecordedRequest {
   method: string;
   /** The path, without query string; not yet stripped of any base path. */
   path: string;
+  /** Recorded query parameters (without a prototype when read from a file). */
   query: Record<string, string[]>;
   headers: HeaderMap;
   body?: RecordedBody;
@@ -73,11 +77,22 @@ function cannotBeJson(text: string): boolean {
   return !(c >= 0x30 && c <= 0x39);
 }
 
-/** The JSON value of a body, or NOT_JSON when it does not parse. */
+// JSON text is UTF-8 (RFC 8259 §8.1): bytes that are not are not JSON, rather than U+FFFD in disguise.
+const utf8 = new TextDecoder("utf-8", { fatal: true });
+
+/** The JSON value of a body, or NOT_JSON when it does not parse (or its bytes are not UTF-8). */
 export function parseJson(body: RecordedBody): unknown {
   if (body.kind === "json") return body.value;
   if (body.kind === "form") return NOT_JSON;
-  const text = body.kind === "text" ? body.text : body.bytes.toString("utf8");
+  let text: string;
+  if (body.kind === "text") text = body.text;
+  else {
+    try {
+      text = utf8.decode(body.bytes);
+    } catch {
+      return NOT_JSON;
+    }
+  }
   if (cannotBeJson(text)) return NOT_JSON;
   try {
     return JSON.parse(text);

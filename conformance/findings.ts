@@ -1,3 +1,5 @@
+import type { Vocabulary } from "./vocabulary.js";
+
 /** Where in an exchange or delivery a finding points. */
 export type FindingLocation =
   | "request.route"
@@ -42,7 +44,10 @@ export interface EntryResult {
   index: number;
   line?: number;
   method: string;
-  /** The request path, with suspicious segments masked. */
+  /**
+   * The operation's path template (`/api/v4/outsource_cases/{id}`) when the route is known; else the
+   * recorded path with every segment the contract does not write shown as `{…}`. Never a recorded value.
+   */
   path: string;
   /** The operation (or, for a delivery, the message) it matched; null when none. */
   operationId: string | null;
@@ -59,18 +64,27 @@ export interface Summary {
   warnings: number;
 }
 
-/** Collects the findings of one entry. */
+/**
+ * Collects the findings of one entry. Every pointer passes through the contract's vocabulary here, the
+ * one place findings are made: a token the contract does not write came from the recording.
+ */
 export class FindingList {
   readonly violations: Finding[] = [];
   readonly warnings: Finding[] = [];
 
+  constructor(private readonly vocabulary?: Vocabulary) {}
+
   /** Record a violation. */
   fail(where: FindingLocation, check: CheckName, pointer: string, message: string): void {
-    this.violations.push({ in: where, check, pointer, message });
+    this.violations.push({ in: where, check, pointer: this.safe(pointer), message });
   }
 
   /** Record a warning. */
   warn(where: FindingLocation, check: CheckName, pointer: string, message: string): void {
-    this.warnings.push({ in: where, check, pointer, message });
+    this.warnings.push({ in: where, check, pointer: this.safe(pointer), message });
+  }
+
+  private safe(pointer: string): string {
+    return this.vocabulary ? this.vocabulary.pointer(pointer) : pointer;
   }
 }

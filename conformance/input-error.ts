@@ -18,3 +18,31 @@ export function describeJsonError(error: unknown): string {
   const position = /position (\d+)/.exec(message)?.[1];
   return position ? `is not valid JSON (error at character ${position})` : "is not valid JSON";
 }
+
+/** Where an entry is, as errors name it: `file: line 3` (NDJSON) or `file: entry 2` (HAR, from 0). */
+export function entryWhere(file: string, entry: { index: number; line?: number }): string {
+  const name = file === "-" ? "standard input" : file;
+  return `${name}: ${entry.line === undefined ? `entry ${entry.index}` : `line ${entry.line}`}`;
+}
+
+/**
+ * Check one entry; an error the checks did not foresee becomes an InputError naming the entry (exit 2,
+ * one line), never a stack trace and never an error that names nothing. Only the error's kind is kept:
+ * its message could quote the entry.
+ */
+export function checkEntry<T, E extends { index: number; line?: number }>(
+  file: string,
+  entry: E,
+  check: (entry: E) => T,
+): T {
+  try {
+    return check(entry);
+  } catch (error) {
+    if (error instanceof InputError) throw error;
+    const reason =
+      error instanceof RangeError
+        ? "nests too deeply to be checked"
+        : `could not be checked (${error instanceof Error ? error.name : typeof error})`;
+    throw new InputError(entryWhere(file, entry), reason);
+  }
+}

@@ -1,13 +1,27 @@
 import type { RecordedBody } from "./exchange.js";
 
-/** Whether a recorded media type is covered by a documented one (`image/\*` style wildcards allowed). */
+// Media types are compared by essence (`type/subtype`, RFC 9110 §8.3.1), never by prefix:
+// `application/json-evil` is not `application/json`, and `image/` is not an image.
+
+/** Whether an essence is JSON: `application/json`, or a `type/name+json` structured-syntax suffix. */
+export function isJsonMediaType(essence: string): boolean {
+  if (essence === "application/json") return true;
+  const slash = essence.indexOf("/");
+  const plus = essence.lastIndexOf("+");
+  return slash > 0 && plus > slash + 1 && essence.slice(plus) === "+json";
+}
+
+/** Whether a recorded essence is covered by a documented one (`image/\*` style wildcards allowed). */
 export function mediaTypeMatches(recorded: string, documented: string): boolean {
   if (documented === recorded || documented === "*/*") return true;
-  if (documented.endsWith("/*")) return recorded.startsWith(documented.slice(0, -1));
+  if (documented.endsWith("/*")) {
+    const type = documented.slice(0, -1);
+    return recorded.length > type.length && recorded.startsWith(type) && !recorded.includes("/", type.length);
+  }
   return false;
 }
 
-const SIGNATURES: Record<string, number[][]> = {
+const SIGNATURES = new Map<string, number[][]>(Object.entries({
   "application/pdf": [[0x25, 0x50, 0x44, 0x46, 0x2d]], // %PDF-
   "application/zip": [
     [0x50, 0x4b, 0x03, 0x04],
@@ -16,11 +30,11 @@ const SIGNATURES: Record<string, number[][]> = {
   ],
   "image/png": [[0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]],
   "image/jpeg": [[0xff, 0xd8, 0xff]],
-};
+}));
 
 /** A readable form of a media type's signature, for messages. */
 export function signatureLabel(mediaType: string): string | undefined {
-  const first = SIGNATURES[mediaType]?.[0];
+  const first = SIGNATURES.get(mediaType)?.[0];
   if (!first) return undefined;
   return first.map((b) => (b >= 0x20 && b < 0x7f ? String.fromCharCode(b) : `\\x${b.toString(16)}`)).join("");
 }
@@ -41,7 +55,7 @@ function leadingBytes(body: RecordedBody, n: number): number[] {
  * type has no known signature (then nothing can be said).
  */
 export function hasSignature(body: RecordedBody, mediaType: string): boolean | undefined {
-  const signatures = SIGNATURES[mediaType];
+  const signatures = SIGNATURES.get(mediaType);
   if (!signatures) return undefined;
   if (body.kind === "json" || body.kind === "form") return false;
   const head = leadingBytes(body, 8);

@@ -6,36 +6,37 @@ export type Raw = any;
 /** Thrown for a malformed part of an entry; the reader adds the file and entry. */
 export class EntryError extends Error {}
 
+/** An empty map keyed by recorded names: no prototype, so `__proto__` or `constructor` is just a name. */
+export const emptyMap = <T>(): Record<string, T> => Object.create(null) as Record<string, T>;
+
+/**
+ * The text of a recorded scalar. Never `String(value)` on an object: a parsed object may carry its own
+ * `toString` or `valueOf` member, and converting it would throw or run input-named members.
+ */
+export function scalarText(value: unknown): string {
+  if (typeof value === "string") return value;
+  if (typeof value === "number" || typeof value === "boolean") return String(value);
+  return "";
+}
+
+/** A recorded number (a number, or a string of digits), else NaN. */
+export function scalarNumber(value: unknown): number {
+  if (typeof value === "number") return value;
+  if (typeof value === "string" && /^\s*-?\d+(\.\d+)?\s*$/.test(value)) return Number(value);
+  return Number.NaN;
+}
+
 function addHeader(out: HeaderMap, name: unknown, value: unknown, where: string): void {
   if (typeof name !== "string") throw new EntryError(`${where}: a header has no name`);
   const key = name.toLowerCase();
-  const text =
-    typeof value === "string"
-      ? value
-      : Array.isArray(value)
-        ? value.map(String).join(", ")
-        : String(value ?? "");
+  const text = Array.isArray(value) ? value.map(scalarText).join(", ") : scalarText(value);
   const before = out[key];
   out[key] = before === undefined ? text : `${before}, ${text}`;
 }
 
-/**
- * Whether parsed headers already are a HeaderMap (names lower-case, values text), as recorders mostly
- * write them: then they are used as they are rather than copied, header by header, for every exchange.
- */
-function isNormalized(raw: Record<string, unknown>): boolean {
-  if (Object.getPrototypeOf(raw) !== Object.prototype) return false;
-  for (const name in raw) {
-    if (!Object.hasOwn(raw, name)) return false;
-    // "__proto__" cannot be copied as a plain member; the copying path decides what it becomes.
-    if (typeof raw[name] !== "string" || name.toLowerCase() !== name || name === "__proto__") return false;
-  }
-  return true;
-}
-
 /** Headers from an object (`{name: value}`) or a HAR-style array (`[{name, value}]`), names lower-cased. */
 export function normalizeHeaders(raw: Raw, where: string): HeaderMap {
-  const out: HeaderMap = {};
+  const out: HeaderMap = emptyMap();
   if (raw === undefined || raw === null) return out;
   if (Array.isArray(raw)) {
     for (const h of raw) {
@@ -44,8 +45,8 @@ export function normalizeHeaders(raw: Raw, where: string): HeaderMap {
       addHeader(out, h.name, h.value, where);
     }
   } else if (typeof raw === "object") {
-    if (isNormalized(raw)) return raw;
-    for (const name in raw) addHeader(out, name, raw[name], where);
+    // Copied even when already lower-case: the parsed object has a prototype, and its names are input.
+    for (const name of Object.keys(raw)) addHeader(out, name, raw[name], where);
   } else {
     throw new EntryError(`${where} must be an object or an array of {name, value}`);
   }
@@ -63,11 +64,11 @@ export function splitUrl(url: string): { path: string; query: Record<string, str
   // Fast path for the common case (absolute or origin-relative URL, no query, nothing to normalise);
   // anything else goes through the WHATWG parser.
   if (url.indexOf("?") < 0 && url.indexOf("#") < 0 && url.indexOf("\\") < 0 && url.indexOf("/.") < 0) {
-    if (url.charCodeAt(0) === 47 && url.charCodeAt(1) !== 47) return { path: url, query: {} };
+    if (url.charCodeAt(0) === 47 && url.charCodeAt(1) !== 47) return { path: url, query: emptyMap() };
     const scheme = url.indexOf("://");
     if ((scheme === 4 || scheme === 5) && isHttpScheme(url, scheme)) {
       const slash = url.indexOf("/", scheme + 3);
-      return { path: slash < 0 ? "/" : url.slice(slash), query: {} };
+      return { path: slash < 0 ? "/" : url.slice(slash), query: emptyMap() };
     }
   }
   let parsed: URL;
@@ -76,7 +77,7 @@ export function splitUrl(url: string): { path: string; query: Record<string, str
   } catch {
     throw new EntryError("request.url is not a URL");
   }
-  const query: Record<string, string[]> = {};
+  const query = emptyMap<string[]>();
   for (const [name, value] of parsed.searchParams) addQuery(query, name, value);
   return { path: parsed.pathname, query };
 }
@@ -89,11 +90,11 @@ function addQuery(query: Record<string, string[]>, name: string, value: string):
 
 /** Query parameters from an object or a HAR-style array. */
 export function normalizeQuery(raw: Raw): Record<string, string[]> {
-  const out: Record<string, string[]> = {};
+  const out = emptyMap<string[]>();
   if (Array.isArray(raw)) {
-    for (const q of raw) if (q && typeof q.name === "string") addQuery(out, q.name, String(q.value ?? ""));
+    for (const q of raw) if (q && typeof q.name === "string") addQuery(out, q.name, scalarText(q.value));
   } else if (raw && typeof raw === "object") {
-    for (const [name, value] of Object.entries(raw)) out[name] = [value].flat().map(String);
+    for (const name of Object.keys(raw)) out[name] = [raw[name]].flat().map(scalarText);
   }
   return out;
 }
@@ -116,7 +117,7 @@ export function normalizeBody(value: Raw, encoding: unknown, where: string): Rec
 /** The parts of a HAR `postData.params` list (values are measured, not kept). */
 export function harFormParts(params: Raw[]): FormPart[] {
   return params.map((p) => ({
-    name: String(p?.name ?? ""),
+    name: scalarText(p?.name),
     fileName: typeof p?.fileName === "string" ? p.fileName : undefined,
     contentType: typeof p?.contentType === "string" ? p.contentType.toLowerCase() : undefined,
     size: typeof p?.value === "string" ? Buffer.byteLength(p.value) : 0,

@@ -4,6 +4,7 @@ import { ExchangeChecker } from "./check-exchange.js";
 import { ContractModel, type Json, type SchemaCompiler } from "./contract-model.js";
 import type { Exchange } from "./exchange.js";
 import type { EntryResult } from "./findings.js";
+import { checkEntry } from "./input-error.js";
 import { bundledContract } from "./load-contract.js";
 import { loadPrecompiled } from "./precompiled.js";
 import { readExchanges, type TrafficFormat } from "./read-traffic.js";
@@ -34,7 +35,8 @@ export function checkerFor(
   return {
     checkExchange: (exchange, file) => checker.check(exchange, file),
     async *checkFile(file, format) {
-      for await (const exchange of readExchanges(file, format)) yield checker.check(exchange, file);
+      for await (const exchange of readExchanges(file, format))
+        yield checkEntry(file, exchange, (x) => checker.check(x, file));
     },
   };
 }

@@ -1,3 +1,4 @@
+import { isUtf8 } from "node:buffer";
 import { createReadStream } from "node:fs";
 import { open, readFile } from "node:fs/promises";
 import type { Exchange } from "./exchange.js";
@@ -9,6 +10,7 @@ import {
   normalizeHeaders,
   normalizeQuery,
   type Raw,
+  scalarNumber,
   splitUrl,
 } from "./normalize.js";
 
@@ -17,6 +19,8 @@ export type TrafficFormat = "har" | "ndjson";
 
 /** Guess a file's format from its name, else from its first bytes (a HAR is one object with `log`). */
 export async function detectFormat(file: string): Promise<TrafficFormat> {
+  // Standard input is read as it comes: NDJSON, one exchange a line.
+  if (file === "-") return "ndjson";
   if (/\.har$/i.test(file)) return "har";
   if (/\.(ndjson|jsonl)$/i.test(file)) return "ndjson";
   let handle: Awaited<ReturnType<typeof open>>;
@@ -27,7 +31,8 @@ export async function detectFormat(file: string): Promise<TrafficFormat> {
   }
   try {
     const { buffer, bytesRead } = await handle.read(Buffer.alloc(4096), 0, 4096, 0);
-    return /^\s*\{\s*"log"\s*:/.test(buffer.subarray(0, bytesRead).toString("utf8")) ? "har" : "ndjson";
+    const head = withoutBom(buffer.subarray(0, bytesRead)).toString("utf8");
+    return /^\s*\{\s*"log"\s*:/.test(head) ? "har" : "ndjson";
   } catch {
     throw new InputError(file, "cannot be read");
   } finally {
@@ -68,7 +73,7 @@ export function exchangeFromNdjson(raw: Raw, index: number, line: number): Excha
   const res = raw.response;
   if (res !== undefined && res !== null) {
     if (typeof res !== "object") throw new EntryError("response is not an object");
-    const status = Number(res.status);
+    const status = scalarNumber(res.status);
     if (!Number.isInteger(status) || status < 0 || status > 999)
       throw new EntryError("response.status is not an HTTP status");
     exchange.response = {
@@ -80,56 +85,91 @@ export function exchangeFromNdjson(raw: Raw, index: number, line: number): Excha
   return exchange;
 }
 
+/** The longest NDJSON line read: memory stays bounded in bytes whatever a file holds. */
+export const MAX_LINE_BYTES = 64 * 1024 * 1024;
+
+const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
+
+/** A stream's bytes without a leading UTF-8 byte order mark (editors on Windows write one). */
+const withoutBom = (bytes: Buffer): Buffer => (bytes.subarray(0, 3).equals(BOM) ? bytes.subarray(3) : bytes);
+
+/** Where a traffic source's errors say they happened: the file, or "standard input" for `-`. */
+export const sourceName = (file: string): string => (file === "-" ? "standard input" : file);
+
+/** The bytes of a file, or of standard input for `-`. */
+function openBytes(file: string): AsyncIterable<Buffer> {
+  return file === "-" ? process.stdin : createReadStream(file, { highWaterMark: 1 << 20 });
+}
+
 /**
- * The lines of a file, read chunk by chunk as the consumer asks for them. (readline's async iterator
- * queues every line it has read whether or not they were consumed: memory then grows with the file.)
+ * The lines of a source as bytes, read chunk by chunk as the consumer asks for them (readline's async
+ * iterator queues every line it has read whether or not they were consumed: memory then grows with
+ * the file). Lines are split on the newline byte, which never occurs inside a UTF-8 sequence.
  */
-async function* readLines(file: string): AsyncGenerator<string> {
-  const stream = createReadStream(file, { encoding: "utf8", highWaterMark: 1 << 20 });
-  const chunks = stream[Symbol.asyncIterator]();
-  let rest = "";
+async function* readLines(file: string): AsyncGenerator<Buffer> {
+  const chunks = openBytes(file)[Symbol.asyncIterator]();
+  let rest: Buffer[] = [];
+  let restBytes = 0;
+  let first = true;
+  const where = sourceName(file);
   while (true) {
-    let next: IteratorResult<string>;
+    let next: IteratorResult<Buffer>;
     try {
       next = await chunks.next();
     } catch {
-      throw new InputError(file, "cannot be read");
+      throw new InputError(where, "cannot be read");
     }
     if (next.done) break;
-    const chunk = next.value;
-    let newline = chunk.indexOf("\n");
-    if (newline < 0) {
-      rest += chunk;
-      continue;
+    let chunk = next.value;
+    if (first) {
+      chunk = withoutBom(chunk);
+      first = false;
     }
-    yield rest + chunk.slice(0, newline);
-    let start = newline + 1;
-    for (newline = chunk.indexOf("\n", start); newline >= 0; newline = chunk.indexOf("\n", start)) {
-      yield chunk.slice(start, newline);
+    let start = 0;
+    for (let newline = chunk.indexOf(10); newline >= 0; newline = chunk.indexOf(10, start)) {
+      const piece = chunk.subarray(start, newline);
+      yield rest.length === 0 ? piece : Buffer.concat([...rest, piece]);
+      rest = [];
+      restBytes = 0;
       start = newline + 1;
     }
-    rest = chunk.slice(start);
+    if (start < chunk.length) {
+      rest.push(chunk.subarray(start));
+      restBytes += chunk.length - start;
+      if (restBytes > MAX_LINE_BYTES) throw new InputError(where, `has a line longer than ${MAX_LINE_BYTES} bytes`);
+    }
   }
-  if (rest !== "") yield rest;
+  if (restBytes > 0) yield Buffer.concat(rest);
+}
+
+/** Whether a line holds only JSON whitespace. */
+function isBlank(line: Buffer): boolean {
+  for (let i = 0; i < line.length; i++) {
+    const c = line[i];
+    if (c !== 0x20 && c !== 0x09 && c !== 0x0d && c !== 0x0a) return false;
+  }
+  return true;
 }
 
 async function* readNdjson(file: string): AsyncGenerator<Exchange> {
   let lineNumber = 0;
   let index = 0;
+  const name = sourceName(file);
   for await (const line of readLines(file)) {
     lineNumber++;
-    const text = line.trim();
-    if (text === "") continue;
+    if (isBlank(line)) continue;
+    // JSON text is UTF-8: a line that is not cannot be read faithfully (it would be U+FFFD in disguise).
+    if (!isUtf8(line)) throw new InputError(`${name}: line ${lineNumber}`, "is not valid UTF-8");
     let raw: Raw;
     try {
-      raw = JSON.parse(text);
+      raw = JSON.parse(line.toString("utf8"));
     } catch (error) {
-      throw new InputError(`${file}: line ${lineNumber}`, describeJsonError(error));
+      throw new InputError(`${name}: line ${lineNumber}`, describeJsonError(error));
     }
     try {
       yield exchangeFromNdjson(raw, index++, lineNumber);
     } catch (error) {
-      if (error instanceof EntryError) throw new InputError(`${file}: line ${lineNumber}`, error.message);
+      if (error instanceof EntryError) throw new InputError(`${name}: line ${lineNumber}`, error.message);
       throw error;
     }
   }
@@ -164,7 +204,7 @@ export function exchangeFromHar(entry: Raw, index: number): Exchange {
   };
   const res = entry.response;
   if (res && typeof res === "object") {
-    const status = Number(res.status);
+    const status = scalarNumber(res.status);
     if (!Number.isInteger(status) || status < 0 || status > 999)
       throw new EntryError("response.status is not an HTTP status");
     const content = res.content ?? {};
@@ -173,22 +213,23 @@ export function exchangeFromHar(entry: Raw, index: number): Exchange {
       status,
       headers: normalizeHeaders(res.headers, "response.headers"),
       body: responseBody,
-      bodyNotRecorded: responseBody === undefined && Number(content.size) > 0,
+      bodyNotRecorded: responseBody === undefined && scalarNumber(content.size) > 0,
     };
   }
   return exchange;
 }
 
 async function* readHar(file: string): AsyncGenerator<Exchange> {
-  let text: string;
+  let bytes: Buffer;
   try {
-    text = await readFile(file, "utf8");
+    bytes = withoutBom(await readFile(file));
   } catch {
     throw new InputError(file, "cannot be read");
   }
+  if (!isUtf8(bytes)) throw new InputError(file, "is not valid UTF-8; a HAR file is UTF-8 JSON");
   let har: Raw;
   try {
-    har = JSON.parse(text);
+    har = JSON.parse(bytes.toString("utf8"));
   } catch (error) {
     throw new InputError(file, `${describeJsonError(error)}; a HAR file is one JSON document`);
   }

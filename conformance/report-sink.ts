@@ -21,10 +21,17 @@ process.once("exit", () => {
  * a temporary file, then written after the head. Memory stays flat whatever the number of entries.
  */
 export class Spool {
+  /** The spool file's first error, kept for drainInto: an 'error' event without a listener ends the process. */
+  private failure: Error | undefined;
+
   private constructor(
     private readonly dir: string,
     private readonly file: WriteStream,
-  ) {}
+  ) {
+    file.on("error", (error) => {
+      this.failure ??= error;
+    });
+  }
 
   /** A new spool in a private temporary directory. */
   static async create(): Promise<Spool> {
@@ -43,10 +50,9 @@ export class Spool {
 
   /** Write head, body and tail to `out`, then remove the spool. */
   async drainInto(out: Writable, head: string, tail: string): Promise<void> {
-    await new Promise<void>((resolve, reject) =>
-      this.file.end((error?: Error | null) => (error ? reject(error) : resolve())),
-    );
+    await this.close();
     try {
+      if (this.failure) throw this.failure;
       await write(out, head);
       await pipeline(createReadStream(join(this.dir, "body")), out, { end: false });
       await write(out, tail);
@@ -56,10 +62,22 @@ export class Spool {
     }
   }
 
-  /** Remove the spool without writing it (on failure). */
+  /**
+   * Remove the spool without writing it (on failure). The file is ended, not destroyed, and removed
+   * only once closed: destroying it under pending writes made them fail after the run had ended.
+   */
   async discard(): Promise<void> {
-    this.file.destroy();
+    await this.close();
     await rm(this.dir, { recursive: true, force: true });
     live.delete(this.dir);
+  }
+
+  /** End the spool file and wait until it is closed, whatever its state. */
+  private close(): Promise<void> {
+    if (this.file.closed) return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      this.file.once("close", () => resolve());
+      if (!this.file.writableEnded) this.file.end();
+    });
   }
 }

@@ -1,5 +1,3 @@
-import { safePath } from "./redact.js";
-
 /** What a route table answers for a method and path. */
 export type RouteMatch<T> =
   | { kind: "found"; target: T; params: Record<string, string> }
@@ -14,6 +12,9 @@ interface CompiledRoute<T> {
   literal: boolean;
   target: T;
 }
+
+/** Segments of an unmatched path a report shows; a hostile path may have a million. */
+const MAX_SHAPE_SEGMENTS = 24;
 
 const escapeRegex = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
@@ -47,10 +48,13 @@ export class RouteTable<T> {
   /** Every route by segment count, in the order given (the hint names the first that matches). */
   private readonly bySegments = new Map<number, CompiledRoute<T>[]>();
   private readonly basePaths: string[];
+  /** The literal segments of every template: the only recorded segments a report may repeat. */
+  private readonly literals = new Set<string>();
 
   /** @param basePaths prefixes stripped from recorded paths before matching (e.g. a server URL's path) */
   constructor(routes: { template: string; method: string; target: T }[], basePaths: string[] = []) {
     for (const route of routes) {
+      for (const segment of route.template.split("/")) if (!segment.includes("{")) this.literals.add(segment);
       const compiled = { ...route, method: route.method.toUpperCase(), ...compileTemplate(route.template) };
       const key = segmentCount(route.template);
       const same = this.bySegments.get(key);
@@ -76,6 +80,16 @@ export class RouteTable<T> {
     return path;
   }
 
+  /**
+   * A recorded path as a report may show it: segments the contract's templates write are kept, every
+   * other one (an id, a name, a secret) becomes `{…}`; base paths are stripped first.
+   */
+  shape(rawPath: string): string {
+    const segments = this.stripBase(rawPath).split("/", MAX_SHAPE_SEGMENTS + 1);
+    const shown = segments.slice(0, MAX_SHAPE_SEGMENTS).map((s) => (this.literals.has(s) ? s : "{…}"));
+    return `${shown.join("/")}${segments.length > MAX_SHAPE_SEGMENTS ? "/…" : ""}`;
+  }
+
   /** Find the route of a method and a path (base path not yet stripped). */
   match(method: string, rawPath: string): RouteMatch<T> {
     const path = this.stripBase(rawPath);
@@ -89,7 +103,8 @@ export class RouteTable<T> {
         else allowed = [route.method];
         continue;
       }
-      const params: Record<string, string> = {};
+      // Keyed by the template's names, but null-prototype all the same: a name is never looked up in Object.
+      const params: Record<string, string> = Object.create(null);
       for (let i = 0; i < route.names.length; i++) params[route.names[i] as string] = m[i + 1] ?? "";
       return { kind: "found", target: route.target, params };
     }
@@ -107,8 +122,9 @@ export class RouteTable<T> {
       const rest = `/${segments.slice(cut).join("/")}`;
       const found = candidates.find((r) => r.method === method && r.regex.test(rest));
       if (found) {
-        const prefix = safePath(segments.slice(0, cut).join("/"));
-        return `the path matches ${found.method} ${found.template} after the prefix ${prefix}: pass --base-path ${prefix} if that is the server's base path`;
+        const prefix = this.shape(segments.slice(0, cut).join("/"));
+        const count = `${cut - 1} segment${cut === 2 ? "" : "s"}`;
+        return `the path matches ${found.method} ${found.template} after a prefix of ${count} (${prefix}): pass that prefix as --base-path if it is the server's base path`;
       }
     }
     return undefined;

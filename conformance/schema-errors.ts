@@ -29,7 +29,9 @@ function valueAt(root: unknown, instancePath: string): unknown {
   let node: unknown = root;
   for (const raw of instancePath.slice(1).split("/")) {
     if (node === null || typeof node !== "object") return undefined;
-    node = (node as Record<string, unknown>)[unescapeToken(raw)];
+    const key = unescapeToken(raw);
+    // Only the instance's own members: `constructor` must not find Object's.
+    node = Object.hasOwn(node, key) ? (node as Record<string, unknown>)[key] : undefined;
   }
   return node;
 }

@@ -4,10 +4,11 @@ import { AsyncApiModel, type Json, type MessageModel } from "./asyncapi-model.js
 import { DescribedMembers } from "./described-members.js";
 import { type Exchange, isEmptyBody, NOT_JSON, parseJson, type RecordedBody } from "./exchange.js";
 import { type EntryResult, FindingList } from "./findings.js";
-import { describeJsonError, InputError } from "./input-error.js";
+import { checkEntry, describeJsonError, InputError } from "./input-error.js";
 import { readExchanges, type TrafficFormat } from "./read-traffic.js";
-import { mediaTypeEssence, pointerToken, safePath } from "./redact.js";
+import { mediaTypeEssence, pointerToken } from "./redact.js";
 import { reportSchemaErrors } from "./schema-errors.js";
+import { safeMethod, Vocabulary } from "./vocabulary.js";
 
 /** Checks webhook deliveries (inbound POSTs a receiver recorded) against the AsyncAPI contract. */
 export interface WebhookChecker {
@@ -44,15 +45,18 @@ async function readAsyncApi(file: string): Promise<Json> {
 
 class DeliveryChecker {
   private readonly described: DescribedMembers;
+  /** What reports may name: the contract's own words. */
+  private readonly vocabulary: Vocabulary;
 
   constructor(private readonly model: AsyncApiModel) {
     this.described = new DescribedMembers(model.document);
+    this.vocabulary = new Vocabulary(model.document);
   }
 
   check(delivery: Exchange, file?: string): EntryResult {
-    const findings = new FindingList();
+    const findings = new FindingList(this.vocabulary);
     const { request } = delivery;
-    const method = request.method.toUpperCase();
+    const method = safeMethod(request.method);
     if (method !== "POST") {
       findings.fail(
         "delivery.channel",
@@ -72,7 +76,8 @@ class DeliveryChecker {
       index: delivery.index,
       ...(delivery.line === undefined ? {} : { line: delivery.line }),
       method,
-      path: safePath(request.path),
+      // The receiver's own path is not the contract's, and is recorded: not shown.
+      path: "",
       operationId: matched?.key ?? null,
       ok: findings.violations.length === 0,
       violations: findings.violations,
@@ -116,7 +121,7 @@ class DeliveryChecker {
         "delivery.header",
         "required_headers",
         "/Content-Type",
-        `media type ${essence ?? "(unreadable)"} is not ${m.contentType}`,
+        `media type ${this.vocabulary.mediaType(essence)} is not ${m.contentType}`,
       );
     }
     this.checkHeaders(m, headers, findings);
@@ -149,7 +154,7 @@ class DeliveryChecker {
     this.checkRequiredHeaders(m, headers, findings);
     if (!m.headersPointer) return;
     // Header names are case-insensitive: present the recorded ones under the names the contract writes.
-    const described: Record<string, string> = {};
+    const described: Record<string, string> = Object.create(null);
     for (const [lower, written] of m.headerNames) {
       const value = headers[lower];
       if (value !== undefined) described[written] = value;
@@ -205,7 +210,8 @@ export async function createWebhookChecker(
   return {
     checkDelivery: (delivery, file) => checker.check(delivery, file),
     async *checkFile(file, format) {
-      for await (const delivery of readExchanges(file, format)) yield checker.check(delivery, file);
+      for await (const delivery of readExchanges(file, format))
+        yield checkEntry(file, delivery, (x) => checker.check(x, file));
     },
   };
 }
