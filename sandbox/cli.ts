@@ -1,0 +1,57 @@
+// npm run sandbox [-- --port N --host H --key K --secret S --webhook-url URL
+//   --webhook-auth bearer:TOKEN|basic:USER:PASS --state FILE]: serve the stateful sandbox.
+import { parseArgs } from "node:util";
+import { closeOnSignals, parsePort, reportStartError } from "../src/server/index.js";
+import { parseWebhookAuth, startSandbox } from "./start.js";
+import { StateFileError } from "./state-file.js";
+
+const FLAGS = ["port", "host", "key", "secret", "webhook-url", "webhook-auth", "state"] as const;
+
+try {
+  const { values } = parseArgs({
+    args: process.argv.slice(2),
+    options: Object.fromEntries(FLAGS.map((f) => [f, { type: "string" as const }])),
+    strict: true,
+  });
+  const flag = (name: (typeof FLAGS)[number]): string | undefined => {
+    const v = values[name];
+    if (typeof v !== "string") return undefined;
+    if (v === "" || v.startsWith("--")) throw new Error(`--${name} needs a value`);
+    return v;
+  };
+  const key = flag("key");
+  const secret = flag("secret");
+  if ((key === undefined) !== (secret === undefined)) throw new Error("--key and --secret go together");
+  const auth = flag("webhook-auth");
+  const webhookUrl = flag("webhook-url");
+  if (auth && !webhookUrl) throw new Error("--webhook-auth needs --webhook-url");
+  const stateFile = flag("state");
+  const running = await startSandbox({
+    port: parsePort(flag("port") ?? process.env.PORT, 4010, "--port"),
+    host: flag("host") ?? "127.0.0.1",
+    ...(key && secret ? { credentials: { apiKey: key, secret } } : {}),
+    ...(webhookUrl ? { webhookUrl } : {}),
+    ...(auth ? { webhookAuth: parseWebhookAuth(auth) } : {}),
+    ...(stateFile ? { stateFile } : {}),
+    log: (line) => console.log(line),
+  });
+  console.log(`Sandbox listening on ${running.url} (control API: ${running.url}/_sandbox)`);
+  // Generated credentials are printed once so the developer can use them; given ones are never echoed.
+  if (running.generated) {
+    console.log(`API key: ${running.credentials.apiKey}\nSecret:  ${running.credentials.secret}`);
+  }
+  if (webhookUrl) console.log("Webhook receiver registered for biometric and EDD events.");
+  if (stateFile) console.log("State is kept in the --state file.");
+  closeOnSignals(() => running.close());
+} catch (error) {
+  if (error instanceof StateFileError) {
+    console.error(`sandbox: ${error.message}`);
+    process.exit(2);
+  }
+  const inUse = reportStartError(
+    error,
+    "sandbox: could not start: ",
+    "the port is in use; pick another with --port",
+  );
+  process.exit(inUse ? 1 : 2);
+}

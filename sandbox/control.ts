@@ -1,0 +1,245 @@
+// The control API (/_sandbox/…), contract-first: its routes and request schemas come from its own
+// OpenAPI document (generated/sandbox-control.json), and every answer is one of its schemas.
+import controlDocument from "../generated/sandbox-control.json" with { type: "json" };
+import { loadMockOperations, type MockOperation } from "../mock/contract-model.js";
+import { AjvCompiler } from "../src/schema-validator.js";
+import type { BiometricRecord } from "./biometric.js";
+import { TransitionError } from "./biometric.js";
+import type { Delivery, Receiver, ReceiverAuth } from "./deliveries.js";
+import { parseDuration } from "./duration.js";
+import type { Answer } from "./service.js";
+import type { Sandbox, WorkflowCase } from "./sandbox.js";
+
+// Request bodies reach the handlers only after the control document's schema accepted them.
+type Json = any;
+
+/** The path prefix of the control API. */
+export const CONTROL_PREFIX = "/_sandbox";
+
+export const controlOperations: MockOperation[] = loadMockOperations(controlDocument);
+const compiler = new AjvCompiler(controlDocument);
+
+/** A control API error answer. */
+export const controlError = (status: number, code: string, message: string): Answer => ({
+  status,
+  json: { error_code: code, message },
+});
+
+/** The message of a refused control body: the member and the rule, never the value. */
+export function describeControlBody(op: MockOperation, value: unknown): string | undefined {
+  if (!op.body) return undefined;
+  const validate = compiler.validator(op.body.schemaPointer);
+  if (validate(value)) return undefined;
+  const first = (validate.errors ?? []).find((e) => e.keyword !== "oneOf") ?? validate.errors?.[0];
+  if (!first) return "The request body is invalid.";
+  const params = first.params as Record<string, unknown>;
+  const where = `${first.instancePath || "/"}${
+    first.keyword === "required" ? ` is missing member "${String(params.missingProperty)}"` : ""
+  }`;
+  const why =
+    first.keyword === "required"
+      ? ""
+      : first.keyword === "additionalProperties"
+        ? ` has a member the control API does not take ("${String(params.additionalProperty).slice(0, 40)}")`
+        : ` ${first.message ?? "is invalid"}`;
+  return `Invalid request body: ${where}${why}.`;
+}
+
+const receiverView = (r: Receiver) => ({
+  id: r.id,
+  url: r.url,
+  kind: r.kind,
+  auth_scheme: r.auth?.scheme ?? null,
+  created_at: r.created_at,
+});
+
+const deliveryView = (d: Delivery) => ({
+  id: d.id,
+  receiver_id: d.receiver_id,
+  channel: d.channel,
+  event: d.event,
+  subject: d.subject,
+  created_at: d.created_at,
+  status: d.status,
+  attempts: d.attempts,
+  next_attempt_at: d.next_attempt_at === null ? null : new Date(d.next_attempt_at).toISOString(),
+  headers: d.headers,
+  payload: JSON.parse(d.body),
+  ...(d.replay_of ? { replay_of: d.replay_of } : {}),
+});
+
+const biometricView = (r: BiometricRecord) => ({
+  transaction_id: r.transaction_id,
+  reference: r.reference,
+  state: r.state,
+  status: r.status,
+  reviewed: r.reviewed,
+  journey: r.journey,
+  created_at: r.created_at,
+  updated_at: r.updated_at,
+  pdf_downloaded_at: r.pdf_downloaded_at,
+  replaced_by: r.replaced_by,
+  replaces: r.replaces,
+  events: r.events,
+});
+
+/** A receiver URL, or an Error saying what is wrong with it. */
+export function receiverUrl(text: string): string {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new Error("url must be an absolute http or https URL");
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") throw new Error("url must use http or https");
+  if (url.username || url.password) throw new Error("url must not carry credentials: give them as auth");
+  return url.href;
+}
+
+const ok = (json: unknown, status = 200): Answer => ({ status, json });
+
+/** Answer one control request whose body the control document accepted. */
+export function answerControl(
+  sandbox: Sandbox,
+  op: MockOperation,
+  params: string[],
+  query: Record<string, string | string[]>,
+  value: Json,
+): Answer {
+  const [param = ""] = params;
+  const clock = () =>
+    ok({ now: new Date(sandbox.clock.now()).toISOString(), offset_ms: sandbox.clock.offsetMs });
+  const bio = (act: () => BiometricRecord): Answer => {
+    if (!sandbox.biometric.find(param))
+      return controlError(404, "NOT_FOUND", "No biometric verification has this transaction_id.");
+    try {
+      return ok(biometricView(act()));
+    } catch (e) {
+      if (e instanceof TransitionError) return controlError(409, "INVALID_TRANSITION", e.message);
+      throw e;
+    }
+  };
+  const workflowCase = (): WorkflowCase | undefined => sandbox.workflow.get(Number(param));
+  switch (op.operationId) {
+    case "getClock":
+      return clock();
+    case "advanceClock": {
+      let ms: number;
+      try {
+        ms = parseDuration(value.duration);
+      } catch (e) {
+        return controlError(400, "BAD_REQUEST", `Invalid request body: /duration: ${(e as Error).message}.`);
+      }
+      sandbox.advance(ms);
+      return clock();
+    }
+    case "listReceivers":
+      return ok({ receivers: [...sandbox.queue.receivers.values()].map(receiverView) });
+    case "createReceiver": {
+      let url: string;
+      try {
+        url = receiverUrl(value.url);
+      } catch (e) {
+        return controlError(400, "BAD_REQUEST", `Invalid request body: /url: ${(e as Error).message}.`);
+      }
+      const kind = value.kind === "workflow" ? "workflow" : "events";
+      if (kind === "workflow" && value.auth)
+        return controlError(
+          400,
+          "BAD_REQUEST",
+          "Invalid request body: /auth: workflow deliveries carry no credentials.",
+        );
+      return ok(
+        receiverView(sandbox.queue.addReceiver(url, kind, value.auth as ReceiverAuth | undefined)),
+        201,
+      );
+    }
+    case "deleteReceiver":
+      return sandbox.queue.removeReceiver(param)
+        ? { status: 204 }
+        : controlError(404, "NOT_FOUND", "No receiver has this id.");
+    case "listDeliveries": {
+      const one = (name: string) => {
+        const v = query[name];
+        return Array.isArray(v) ? v[0] : v;
+      };
+      const status = one("status");
+      if (status !== undefined && !["pending", "delivered", "failed"].includes(status))
+        return controlError(
+          400,
+          "BAD_REQUEST",
+          "Query parameter status must be pending, delivered or failed.",
+        );
+      const filters: [keyof Delivery, string | undefined][] = [
+        ["status", status],
+        ["receiver_id", one("receiver_id")],
+        ["subject", one("subject")],
+        ["event", one("event")],
+      ];
+      const deliveries = [...sandbox.queue.deliveries.values()].filter((d) =>
+        filters.every(([key, want]) => want === undefined || d[key] === want),
+      );
+      return ok({ deliveries: deliveries.map(deliveryView) });
+    }
+    case "getDelivery": {
+      const d = sandbox.queue.deliveries.get(param);
+      return d ? ok(deliveryView(d)) : controlError(404, "NOT_FOUND", "No delivery has this id.");
+    }
+    case "replayDelivery": {
+      const d = sandbox.queue.deliveries.get(param);
+      if (!d) return controlError(404, "NOT_FOUND", "No delivery has this id.");
+      const replay = sandbox.queue.replay(d);
+      return replay
+        ? ok(deliveryView(replay), 201)
+        : controlError(409, "INVALID_TRANSITION", "The delivery's receiver was removed.");
+    }
+    case "getBiometricVerification":
+      return bio(() => sandbox.biometric.find(param) as BiometricRecord);
+    case "completeBiometricVerification":
+      return bio(() => sandbox.biometric.complete(param, value.status));
+    case "pendBiometricVerification":
+      return bio(() => sandbox.biometric.pend(param, "fail"));
+    case "reviewBiometricVerification":
+      return bio(() => sandbox.biometric.review(param, value.status));
+    case "editBiometricVerification":
+      return bio(() => sandbox.biometric.edit(param, value?.notes ?? null));
+    case "downloadBiometricPdf":
+      return bio(() => sandbox.biometric.downloaded(param));
+    case "failBiometricVerification":
+      return bio(() => sandbox.biometric.fail(param, value?.message));
+    case "createWorkflowCase": {
+      const id = sandbox.nextId("workflow");
+      const record: WorkflowCase = {
+        case_id: id,
+        external_id: value.external_id ?? null,
+        guided_flow_id: value.guided_flow_id ?? 311,
+        status: "open",
+        case_url: `${sandbox.baseUrl}${CONTROL_PREFIX}/workflow_cases/${id}`,
+        service: {
+          id: sandbox.nextId("workflow-service"),
+          name: value.service_name ?? "Sandbox Trading Limited",
+          external_id: value.service_external_id ?? null,
+          approval_status: null,
+        },
+      };
+      sandbox.workflow.set(id, record);
+      sandbox.changed();
+      return ok(record, 201);
+    }
+    case "getWorkflowCase": {
+      const record = workflowCase();
+      return record ? ok(record) : controlError(404, "NOT_FOUND", "No workflow case has this id.");
+    }
+    case "completeWorkflowCase": {
+      const record = workflowCase();
+      if (!record) return controlError(404, "NOT_FOUND", "No workflow case has this id.");
+      if (record.status === "completed")
+        return controlError(409, "INVALID_TRANSITION", "The workflow case is already completed.");
+      sandbox.completeWorkflow(record, value.approval_status);
+      sandbox.changed();
+      return ok(record);
+    }
+    default:
+      return controlError(500, "SANDBOX_ERROR", "The control API has no handler for this operation.");
+  }
+}

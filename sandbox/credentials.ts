@@ -1,0 +1,66 @@
+// The credentials the sandbox accepts, checked as the service does: v2 sends the key and the secret,
+// v4 sends the key, a date and a signature. The signature is the contract's stated assumption
+// (x-gap on SvcSignature): HMAC-SHA256 keyed by the secret over the Svc-Date value followed by the
+// exact body bytes, hex (or base64). node:crypto computes it; comparisons take constant time.
+import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypto";
+
+/** The API key and secret the sandbox accepts. */
+export interface Credentials {
+  apiKey: string;
+  secret: string;
+}
+
+/** Fresh credentials for a sandbox started without --key and --secret. */
+export function generateCredentials(): Credentials {
+  return {
+    apiKey: `sbx_key_${randomBytes(12).toString("hex")}`,
+    secret: `sbx_secret_${randomBytes(24).toString("hex")}`,
+  };
+}
+
+const digest = (value: string | Buffer): Buffer => createHash("sha256").update(value).digest();
+
+/** Equal in constant time whatever the lengths (both sides are hashed to one length first). */
+function same(a: string, b: string): boolean {
+  return timingSafeEqual(digest(a), digest(b));
+}
+
+/** Why a request's credentials were refused; the values are never part of it. */
+export type CredentialProblem = "key" | "secret" | "signature";
+
+/** Check a v2 request's Svc-API-Key and Svc-Secret. */
+export function checkV2(
+  credentials: Credentials,
+  apiKey: string,
+  secret: string,
+): CredentialProblem | undefined {
+  // Both compared every time: which one failed is not revealed by timing.
+  const keyOk = same(apiKey, credentials.apiKey);
+  const secretOk = same(secret, credentials.secret);
+  return !keyOk ? "key" : !secretOk ? "secret" : undefined;
+}
+
+/** The v4 signature of a date and body, hex and base64. */
+export function v4Signatures(
+  secret: string,
+  date: string,
+  body: Uint8Array,
+): { hex: string; base64: string } {
+  const mac = createHmac("sha256", secret).update(date, "utf8").update(body).digest();
+  return { hex: mac.toString("hex"), base64: mac.toString("base64") };
+}
+
+/** Check a v4 request's Svc-API-Key and Svc-Signature over its Svc-Date and exact body. */
+export function checkV4(
+  credentials: Credentials,
+  apiKey: string,
+  date: string,
+  signature: string,
+  body: Uint8Array,
+): CredentialProblem | undefined {
+  const keyOk = same(apiKey, credentials.apiKey);
+  const expected = v4Signatures(credentials.secret, date, body);
+  // Hex is compared case-insensitively, as hex digits are; base64 is exact.
+  const signatureOk = same(signature.toLowerCase(), expected.hex) || same(signature, expected.base64);
+  return !keyOk ? "key" : !signatureOk ? "signature" : undefined;
+}

@@ -1,0 +1,286 @@
+// Webhook deliveries as the service makes them: a POST per event and receiver, acknowledged by a 2xx;
+// anything else, a redirect or no answer is retried up to 8 times with exponential backoff, the last
+// about 5 hours after the first, on the virtual clock. Attempts run off the request path, each with a
+// deadline, a few at a time per receiver: a slow or dead receiver never slows the API or the others.
+import { randomBytes } from "node:crypto";
+import type { VirtualClock } from "./clock.js";
+
+/** Where deliveries go: `events` (biometric and EDD webhooks) or `workflow` (case.completed, no credentials). */
+export type ReceiverKind = "events" | "workflow";
+
+/** Credentials a receiver is configured with (the document allows Basic and Bearer; Digest needs a challenge). */
+export type ReceiverAuth =
+  { scheme: "bearer"; token: string } | { scheme: "basic"; username: string; password: string };
+
+export interface Receiver {
+  id: string;
+  url: string;
+  kind: ReceiverKind;
+  auth?: ReceiverAuth;
+  created_at: string;
+}
+
+/** One try of a delivery. `status` is null when no answer came (error says why, never a value). */
+export interface Attempt {
+  at: string;
+  status: number | null;
+  error?: "timeout" | "connection" | "redirect";
+  duration_ms: number;
+}
+
+export type Channel = "biometricWebhook" | "eddCaseCompleted" | "workflowCase";
+
+export interface Delivery {
+  id: string;
+  receiver_id: string;
+  channel: Channel;
+  event: string;
+  /** The biometric transaction, EDD case transaction or workflow case the event is about. */
+  subject: string;
+  created_at: string;
+  status: "pending" | "delivered" | "failed";
+  attempts: Attempt[];
+  /** Virtual epoch ms of the next attempt, or null when none is due. */
+  next_attempt_at: number | null;
+  /** Headers other than credentials (those are added from the receiver at each attempt). */
+  headers: Record<string, string>;
+  body: string;
+  replay_of?: string;
+}
+
+/** Retries after the first attempt. */
+export const MAX_RETRIES = 8;
+/** The first retry's delay; each next one doubles: 70 s … 8960 s, the last 4 h 57 min 30 s after the first try. */
+export const BACKOFF_BASE_MS = 70_000;
+/** Attempts in flight at once per receiver; the rest wait their turn. */
+const PER_RECEIVER = 4;
+/** Deliveries kept for inspection; the oldest finished ones go first. */
+const MAX_KEPT = 10_000;
+
+/** The delay before retry `n` (1-based). */
+export const backoff = (n: number): number => BACKOFF_BASE_MS * 2 ** (n - 1);
+
+export interface DeliveryOptions {
+  clock: VirtualClock;
+  /** Real milliseconds an attempt may take before it counts as unanswered. */
+  timeoutMs?: number;
+  /** Called after any change worth saving. */
+  changed?: () => void;
+  /** Called with each delivery as it is made (tests record them for the conformance checker). */
+  observe?: (delivery: Delivery, receiver: Receiver) => void;
+}
+
+const id = (prefix: string, bytes = 8) => `${prefix}_${randomBytes(bytes).toString("hex")}`;
+
+/** Crockford base32 of random bytes: the look of the contract's X-Workflow-Webhook-Id example. */
+export function webhookId(): string {
+  const alphabet = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
+  const bytes = randomBytes(26);
+  let out = "whk_";
+  for (const byte of bytes) out += alphabet[byte & 31];
+  return out;
+}
+
+export class DeliveryQueue {
+  readonly receivers = new Map<string, Receiver>();
+  readonly deliveries = new Map<string, Delivery>();
+  private readonly waiting = new Map<string, Delivery[]>();
+  private readonly inFlight = new Map<string, number>();
+  private readonly controllers = new Set<AbortController>();
+  private readonly timeoutMs: number;
+  private closed = false;
+
+  constructor(private readonly options: DeliveryOptions) {
+    this.timeoutMs = options.timeoutMs ?? 10_000;
+  }
+
+  /** Register a receiver. */
+  addReceiver(url: string, kind: ReceiverKind, auth?: ReceiverAuth): Receiver {
+    const receiver: Receiver = { id: id("rcv"), url, kind, created_at: this.iso() };
+    if (auth && kind === "events") receiver.auth = auth;
+    this.receivers.set(receiver.id, receiver);
+    this.options.changed?.();
+    return receiver;
+  }
+
+  /** Remove a receiver; its pending deliveries fail at their next attempt. */
+  removeReceiver(receiverId: string): boolean {
+    const removed = this.receivers.delete(receiverId);
+    if (removed) this.options.changed?.();
+    return removed;
+  }
+
+  /** Make one delivery per receiver of the kind; returns them. */
+  emit(
+    kind: ReceiverKind,
+    channel: Channel,
+    event: string,
+    subject: string,
+    body: string,
+    headers: Record<string, string> = {},
+  ): Delivery[] {
+    const made: Delivery[] = [];
+    for (const receiver of this.receivers.values()) {
+      if (receiver.kind !== kind) continue;
+      // A workflow delivery's id is unique per delivery (an idempotency key), kept across its retries.
+      const extra: Record<string, string> =
+        channel === "workflowCase" ? { "X-Workflow-Webhook-Id": webhookId() } : {};
+      made.push(
+        this.add({
+          id: id("dlv"),
+          receiver_id: receiver.id,
+          channel,
+          event,
+          subject,
+          created_at: this.iso(),
+          status: "pending",
+          attempts: [],
+          next_attempt_at: this.options.clock.now(),
+          headers: { "Content-Type": "application/json", ...headers, ...extra },
+          body,
+        }),
+      );
+    }
+    return made;
+  }
+
+  /** Send a delivery again now, as a new delivery with the same body and headers. */
+  replay(original: Delivery): Delivery | undefined {
+    if (!this.receivers.has(original.receiver_id)) return undefined;
+    return this.add({
+      ...original,
+      id: id("dlv"),
+      created_at: this.iso(),
+      status: "pending",
+      attempts: [],
+      next_attempt_at: this.options.clock.now(),
+      replay_of: original.id,
+    });
+  }
+
+  /** Run a delivery timer that fell due (the clock calls this). */
+  due(deliveryId: string): void {
+    const delivery = this.deliveries.get(deliveryId);
+    if (!delivery || delivery.status !== "pending") return;
+    const queue = this.waiting.get(delivery.receiver_id) ?? [];
+    queue.push(delivery);
+    this.waiting.set(delivery.receiver_id, queue);
+    this.pump(delivery.receiver_id);
+  }
+
+  /** Restore saved deliveries and receivers (their timers are restored with the clock). */
+  restore(receivers: Receiver[], deliveries: Delivery[]): void {
+    for (const r of receivers) this.receivers.set(r.id, r);
+    for (const d of deliveries) this.deliveries.set(d.id, d);
+  }
+
+  /** Abort attempts in flight and stop sending. */
+  close(): void {
+    this.closed = true;
+    for (const controller of this.controllers) controller.abort();
+  }
+
+  private add(delivery: Delivery): Delivery {
+    this.deliveries.set(delivery.id, delivery);
+    this.trim();
+    this.options.clock.at(delivery.next_attempt_at ?? this.options.clock.now(), "delivery", delivery.id);
+    const receiver = this.receivers.get(delivery.receiver_id);
+    if (receiver) this.options.observe?.(delivery, receiver);
+    this.options.changed?.();
+    return delivery;
+  }
+
+  private trim(): void {
+    if (this.deliveries.size <= MAX_KEPT) return;
+    for (const [key, d] of this.deliveries) {
+      if (this.deliveries.size <= MAX_KEPT) break;
+      if (d.status !== "pending") this.deliveries.delete(key);
+    }
+  }
+
+  private pump(receiverId: string): void {
+    const queue = this.waiting.get(receiverId);
+    while (queue && queue.length > 0 && (this.inFlight.get(receiverId) ?? 0) < PER_RECEIVER) {
+      const delivery = queue.shift() as Delivery;
+      this.inFlight.set(receiverId, (this.inFlight.get(receiverId) ?? 0) + 1);
+      void this.attempt(delivery).finally(() => {
+        this.inFlight.set(receiverId, (this.inFlight.get(receiverId) ?? 1) - 1);
+        this.pump(receiverId);
+      });
+    }
+    if (queue && queue.length === 0) this.waiting.delete(receiverId);
+  }
+
+  private async attempt(delivery: Delivery): Promise<void> {
+    const receiver = this.receivers.get(delivery.receiver_id);
+    const scheduled = delivery.next_attempt_at ?? this.options.clock.now();
+    if (!receiver || this.closed) {
+      if (!receiver) this.finish(delivery, "failed");
+      return;
+    }
+    const started = performance.now();
+    const at = this.iso();
+    let outcome: Attempt;
+    const controller = new AbortController();
+    this.controllers.add(controller);
+    const timer = setTimeout(() => controller.abort(), this.timeoutMs);
+    try {
+      const response = await fetch(receiver.url, {
+        method: "POST",
+        headers: { ...delivery.headers, ...authorization(receiver.auth) },
+        body: delivery.body,
+        // Credentials never follow a redirect: a 3xx is an unacknowledged delivery.
+        redirect: "manual",
+        signal: controller.signal,
+      });
+      // The answer's body is not needed; reading it to its end frees the connection.
+      await response.arrayBuffer().catch(() => undefined);
+      const redirect = response.status >= 300 && response.status < 400;
+      outcome = {
+        at,
+        status: response.status,
+        ...(redirect ? { error: "redirect" as const } : {}),
+        duration_ms: Math.round(performance.now() - started),
+      };
+    } catch {
+      outcome = {
+        at,
+        status: null,
+        error: controller.signal.aborted ? "timeout" : "connection",
+        duration_ms: Math.round(performance.now() - started),
+      };
+    } finally {
+      clearTimeout(timer);
+      this.controllers.delete(controller);
+    }
+    if (this.closed) return;
+    delivery.attempts.push(outcome);
+    if (outcome.status !== null && outcome.status >= 200 && outcome.status < 300) {
+      this.finish(delivery, "delivered");
+    } else if (delivery.attempts.length > MAX_RETRIES) {
+      this.finish(delivery, "failed");
+    } else {
+      // On the schedule, not from when the attempt ended: an advanced clock fires the retries in turn.
+      delivery.next_attempt_at = scheduled + backoff(delivery.attempts.length);
+      this.options.clock.at(delivery.next_attempt_at, "delivery", delivery.id);
+      this.options.changed?.();
+    }
+  }
+
+  private finish(delivery: Delivery, status: "delivered" | "failed"): void {
+    delivery.status = status;
+    delivery.next_attempt_at = null;
+    this.options.changed?.();
+  }
+
+  private iso(): string {
+    return new Date(this.options.clock.now()).toISOString();
+  }
+}
+
+/** The Authorization header of a receiver's credentials. */
+function authorization(auth: ReceiverAuth | undefined): Record<string, string> {
+  if (!auth) return {};
+  if (auth.scheme === "bearer") return { Authorization: `Bearer ${auth.token}` };
+  return { Authorization: `Basic ${Buffer.from(`${auth.username}:${auth.password}`).toString("base64")}` };
+}

@@ -1,0 +1,304 @@
+// The sandbox's HTTP layer on the shared server plumbing (src/server): the service's operations,
+// checked as the service checks them (credentials, browser scripts, the contract's schemas), then
+// answered from the sandbox's state; the control API under /_sandbox.
+import type { IncomingMessage, ServerResponse } from "node:http";
+import bundledContract from "../generated/openapi.json" with { type: "json" };
+import type { SchemaCompiler } from "../conformance/contract-model.js";
+import { loadPrecompiled } from "../conformance/precompiled.js";
+import { checkBody, checkHeaders, tooLarge } from "../mock/check-request.js";
+import { loadMockOperations, type MockOperation } from "../mock/contract-model.js";
+import { type Rejection, rejection, summarise, validationErrors } from "../mock/error-body.js";
+import {
+  createSafeServer,
+  decodeJsonBody,
+  decodeSegment,
+  isJsonMediaType,
+  type Listening,
+  listen,
+  queryRecord,
+  readBody,
+  type RequestTarget,
+} from "../src/server/index.js";
+import {
+  answerControl,
+  CONTROL_PREFIX,
+  controlError,
+  controlOperations,
+  describeControlBody,
+} from "./control.js";
+import { checkV2, checkV4 } from "./credentials.js";
+import type { Sandbox } from "./sandbox.js";
+import { type Answer, answerService } from "./service.js";
+
+/** Far above the largest upload the service takes (10 MB); a larger body is refused unkept. */
+const MAX_SERVICE_BODY = 12 * 1024 * 1024;
+/** Control requests are a few members. */
+const MAX_CONTROL_BODY = 64 * 1024;
+
+export interface SandboxServerOptions {
+  port?: number;
+  host?: string;
+  /** One line per request: method, route template and status; never a path segment, body or header value. */
+  log?: (line: string) => void;
+}
+
+/** The shape of a path no operation answers: the shape of its product. */
+const shapeOfPath = (path: string | undefined) => (path?.startsWith("/api/v2/manual_eidv") ? "A" : "B");
+
+/** The error body of a failure no handler answered (bad target, parser error, a throw). */
+function errorBody(status: number, message: string, pathname: string | undefined): unknown {
+  if (pathname?.startsWith(CONTROL_PREFIX)) {
+    const code = status === 400 ? "BAD_REQUEST" : status === 413 ? "TOO_LARGE" : "SANDBOX_ERROR";
+    return { error_code: code, message };
+  }
+  const shape = shapeOfPath(pathname);
+  const code = status >= 500 ? (shape === "A" ? "SYSTEM" : "SANDBOX_ERROR") : "BAD_REQUEST";
+  return rejection(shape, status, code, message, {}).body;
+}
+
+/** The operation for a method and path, and the other methods of the path. */
+function route(operations: MockOperation[], method: string, pathname: string) {
+  const others: string[] = [];
+  for (const op of operations) {
+    const match = op.pattern.exec(pathname);
+    if (!match) continue;
+    const params = match.slice(1).map((p) => decodeSegment(p ?? ""));
+    if (params.some((p) => p === undefined)) continue;
+    if (op.method === method) return { op, params: params as string[], others };
+    others.push(op.method);
+  }
+  return { others };
+}
+
+function send(res: ServerResponse, method: string, answer: Answer): void {
+  const body =
+    answer.bytes ?? (answer.json === undefined ? Buffer.alloc(0) : Buffer.from(JSON.stringify(answer.json)));
+  const headers: Record<string, string> = { ...answer.headers };
+  if (answer.json !== undefined) headers["content-type"] = "application/json";
+  headers["content-length"] = String(body.length);
+  res.writeHead(answer.status, headers);
+  res.end(method === "HEAD" ? undefined : body);
+}
+
+const fromRejection = (r: Rejection): Answer => ({ status: r.status, json: r.body });
+
+/** Header values as single strings, lower-cased names, in a null-prototype record. */
+function flatHeaders(req: IncomingMessage): Record<string, string | undefined> {
+  const out: Record<string, string | undefined> = Object.create(null);
+  for (const [name, value] of Object.entries(req.headers))
+    out[name] = Array.isArray(value) ? value.join(", ") : value;
+  return out;
+}
+
+/** Serve a sandbox over HTTP; resolves once listening. */
+export async function serveSandbox(sandbox: Sandbox, options: SandboxServerOptions = {}): Promise<Listening> {
+  const operations = loadMockOperations(bundledContract);
+  const compiler: SchemaCompiler =
+    (await loadPrecompiled(bundledContract)) ??
+    new (await import("../conformance/ajv-compiler.js")).AjvCompiler(bundledContract);
+  const log = options.log ?? (() => {});
+
+  const service = async (
+    req: IncomingMessage,
+    res: ServerResponse,
+    target: RequestTarget,
+    method: string,
+  ) => {
+    const asMethod = method === "HEAD" ? "GET" : method;
+    const found = route(operations, asMethod, target.pathname);
+    const reply = (answer: Answer, template = "(no operation)") => {
+      send(res, method, answer);
+      log(`${method} ${template} → ${answer.status}`);
+    };
+    const shape = shapeOfPath(target.pathname);
+    if (!found.op) {
+      if (found.others.length > 0) {
+        const allow = [...new Set(found.others)].join(", ");
+        const r = rejection(
+          shape,
+          405,
+          "METHOD_NOT_ALLOWED",
+          `${method} is not allowed on this path; use ${allow}.`,
+          {},
+        );
+        return reply({ ...fromRejection(r), headers: { allow } });
+      }
+      return reply(
+        fromRejection(rejection(shape, 404, "NOT_FOUND", "No operation of the service has this path.", {})),
+      );
+    }
+    const { op, params } = found;
+    const headers = flatHeaders(req);
+    const answer = async (): Promise<Answer> => {
+      const fromBrowser = headers.origin !== undefined || headers["x-requested-with"] !== undefined;
+      // A v4 signature can only be made with the secret: signed in a browser, the secret is there too.
+      const v4InBrowser = fromBrowser && headers["svc-signature"] !== undefined && !headers["svc-secret"];
+      if (
+        v4InBrowser &&
+        op.errors.get(400)?.includes("CRED_AT_RISK") &&
+        op.securityHeaders.every((h) => headers[h.toLowerCase()])
+      ) {
+        return fromRejection(
+          rejection(
+            op.shape,
+            400,
+            "CRED_AT_RISK",
+            "API credentials were used from a browser script; rotate the API keys.",
+            {},
+          ),
+        );
+      }
+      const refused = checkHeaders(op, { headers, params });
+      if (refused) return fromRejection(refused);
+      const read = await readBody(req, MAX_SERVICE_BODY);
+      if (!read.ok) return fromRejection(tooLarge(op));
+      const body = read.bytes;
+      const bad = credentialProblem(sandbox, op, headers, body);
+      if (bad) {
+        const code = op.shape === "A" ? "AUTHENTICATION" : "AUTH_FAILED";
+        return fromRejection(rejection(op.shape, 401, code, bad, {}));
+      }
+      let value: unknown;
+      if (op.body?.mediaType === "application/json") {
+        const checked = checkJson(op, headers["content-type"], body, compiler);
+        if ("rejection" in checked) return fromRejection(checked.rejection);
+        value = checked.value;
+      } else if (op.body) {
+        const checked = checkBody(op, { headers, body }, compiler);
+        if (checked.rejection) return fromRejection(checked.rejection);
+      }
+      return answerService(sandbox, {
+        op,
+        params,
+        value,
+        body,
+        contentType: headers["content-type"],
+        accept: headers.accept,
+      });
+    };
+    reply(await answer(), op.template);
+  };
+
+  const control = async (
+    req: IncomingMessage,
+    res: ServerResponse,
+    target: RequestTarget,
+    method: string,
+  ) => {
+    const found = route(controlOperations, method, target.pathname);
+    const reply = (answer: Answer, template = "/_sandbox (no operation)") => {
+      send(res, method, answer);
+      log(`${method} ${template} → ${answer.status}`);
+    };
+    if (!found.op) {
+      if (found.others.length > 0) {
+        const allow = [...new Set(found.others)].join(", ");
+        return reply({
+          ...controlError(405, "METHOD_NOT_ALLOWED", `${method} is not allowed on this path; use ${allow}.`),
+          headers: { allow },
+        });
+      }
+      return reply(controlError(404, "NOT_FOUND", "No operation of the control API has this path."));
+    }
+    const { op, params } = found;
+    if (op.params.some((p, i) => p.integer && !/^[1-9]\d{0,15}$/.test(params[i] ?? "")))
+      return reply(controlError(404, "NOT_FOUND", "No record has this id."), op.template);
+    const read = await readBody(req, MAX_CONTROL_BODY);
+    if (!read.ok)
+      return reply(controlError(413, "TOO_LARGE", "The request body is larger than 64 KiB."), op.template);
+    let value: unknown;
+    if (op.body && (read.bytes.length > 0 || op.body.required)) {
+      if (!isJsonMediaType(req.headers["content-type"]))
+        return reply(controlError(400, "BAD_REQUEST", "Content-Type must be application/json."), op.template);
+      const decoded = decodeJsonBody(read.bytes, 32);
+      if (!decoded.ok) {
+        const why = { utf8: "is not UTF-8", json: "is not valid JSON", depth: "nests too deep" }[
+          decoded.problem
+        ];
+        return reply(controlError(400, "BAD_REQUEST", `The request body ${why}.`), op.template);
+      }
+      value = decoded.value;
+      const problem = describeControlBody(op, value);
+      if (problem) return reply(controlError(400, "BAD_REQUEST", problem), op.template);
+    }
+    reply(answerControl(sandbox, op, params, queryRecord(target.query), value), op.template);
+  };
+
+  const server = createSafeServer(
+    (req, res, target) => {
+      const method = (req.method ?? "GET").toUpperCase();
+      if (target.pathname === CONTROL_PREFIX || target.pathname.startsWith(`${CONTROL_PREFIX}/`))
+        return control(req, res, target, method);
+      return service(req, res, target, method);
+    },
+    { errorBody, onError: (kind) => log(`request failed: ${kind}`) },
+  );
+  const listening = await listen(server, options.port ?? 4010, options.host ?? "127.0.0.1");
+  sandbox.baseUrl = listening.url;
+  return listening;
+}
+
+/** Why a request's credentials are refused (in words, naming no value), or undefined when they are good. */
+function credentialProblem(
+  sandbox: Sandbox,
+  op: MockOperation,
+  headers: Record<string, string | undefined>,
+  body: Buffer,
+): string | undefined {
+  const key = headers["svc-api-key"] ?? "";
+  if (op.securityHeaders.includes("Svc-Secret")) {
+    const problem = checkV2(sandbox.credentials, key, headers["svc-secret"] ?? "");
+    return problem ? "Authentication failed: the API key or secret is wrong." : undefined;
+  }
+  if (op.securityHeaders.includes("Svc-Signature")) {
+    const problem = checkV4(
+      sandbox.credentials,
+      key,
+      headers["svc-date"] ?? "",
+      headers["svc-signature"] ?? "",
+      body,
+    );
+    if (problem === "key") return "Authentication failed: the API key is wrong.";
+    if (problem === "signature")
+      return "Authentication failed: Svc-Signature is not HMAC-SHA256 of Svc-Date followed by the exact body.";
+  }
+  return undefined;
+}
+
+/** A JSON body checked strictly: its media type, UTF-8, JSON, nesting, then the contract's schema. */
+function checkJson(
+  op: MockOperation,
+  contentType: string | undefined,
+  body: Buffer,
+  compiler: SchemaCompiler,
+): { value: unknown } | { rejection: Rejection } {
+  const spec = op.body;
+  if (!spec || (body.length === 0 && !spec.required)) return { value: undefined };
+  const invalid = (message: string, details?: ReturnType<typeof validationErrors>) => {
+    const status = op.errors.has(422) || !op.errors.has(400) ? 422 : 400;
+    const code = op.errors.get(status)?.[0] ?? (op.shape === "A" ? "VALIDATION" : "VALIDATION_FAILED");
+    return {
+      rejection: rejection(
+        op.shape,
+        status,
+        code,
+        message,
+        {},
+        op.shape === "A" ? (details ?? { base: [message] }) : undefined,
+      ),
+    };
+  };
+  if (body.length === 0) return invalid("The request body can't be blank.");
+  if (!isJsonMediaType(contentType)) return invalid("Content-Type must be application/json.");
+  const decoded = decodeJsonBody(body);
+  if (!decoded.ok) {
+    const why = { utf8: "is not valid UTF-8", json: "is not valid JSON", depth: "nests too deep" }[
+      decoded.problem
+    ];
+    return invalid(`The request body ${why}.`);
+  }
+  const validate = compiler.validator(spec.schemaPointer);
+  if (validate(decoded.value)) return { value: decoded.value };
+  const errors = validate.errors ?? [];
+  return invalid(summarise(errors), validationErrors(errors));
+}

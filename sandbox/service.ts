@@ -1,0 +1,311 @@
+// The service's operations on the sandbox's state: each create makes a record from the request, each
+// read returns it, each download is a real PDF (or zip) of it, and unknown ids get the operation's 404.
+import { randomUUID } from "node:crypto";
+import { formParts, multipartBoundary } from "../conformance/multipart.js";
+import type { MockOperation } from "../mock/contract-model.js";
+import { rejection } from "../mock/error-body.js";
+import { TransitionError } from "./biometric.js";
+import { biometricJourney, smsFails, zipTitle } from "./magic.js";
+import { renderPdf } from "./pdf.js";
+import {
+  eddCase,
+  fraudAnalytic,
+  isoSeconds,
+  kybCompanies,
+  kybVerification,
+  manualVerification,
+  pepCheck,
+  propertySearch,
+  propertyVerification,
+} from "./products.js";
+import type { Sandbox } from "./sandbox.js";
+import { renderZip } from "./zip.js";
+
+// Bodies reach here only after the contract's schema accepted them.
+type Json = any;
+
+/** What the HTTP layer sends: JSON, or bytes with their type and file name. */
+export interface Answer {
+  status: number;
+  json?: unknown;
+  bytes?: Buffer;
+  headers?: Record<string, string>;
+}
+
+export interface ServiceRequest {
+  op: MockOperation;
+  /** Path parameters, decoded, in template order. */
+  params: string[];
+  /** The accepted JSON body, if any. */
+  value: Json;
+  /** The raw body (for uploads). */
+  body: Buffer;
+  contentType: string | undefined;
+  accept: string | undefined;
+}
+
+const error = (op: MockOperation, status: number, code: string, message: string): Answer => {
+  const r = rejection(op.shape, status, code, message, {});
+  return { status: r.status, json: r.body };
+};
+
+const notFound = (op: MockOperation, what: string): Answer =>
+  error(op, 404, "NOT_FOUND", `No ${what} has this id.`);
+
+const file = (bytes: Buffer, name: string, type = "application/pdf"): Answer => ({
+  status: 200,
+  bytes,
+  headers: { "content-type": type, "content-disposition": `attachment; filename="${name}"` },
+});
+
+/** A record's integer id from the path, or undefined (the mock's checks already refused non-numbers). */
+const intId = (raw: string | undefined): number | undefined => {
+  const n = Number(raw);
+  return Number.isSafeInteger(n) ? n : undefined;
+};
+
+/** Answer one accepted request of the service's contract. */
+export function answerService(sandbox: Sandbox, req: ServiceRequest): Answer {
+  const { op, value } = req;
+  const now = sandbox.clock.now();
+  const [param] = req.params;
+  switch (op.operationId) {
+    case "createManualVerification": {
+      const record = manualVerification(value, now);
+      sandbox.manual.set(record.transaction_id, record);
+      sandbox.changed();
+      return { status: 200, json: record.response };
+    }
+    case "exportAndArchiveManualVerification": {
+      const record = sandbox.manual.get(param ?? "");
+      // Archived means erased: the export is gone with it.
+      if (!record || record.archived) return notFound(op, "manual verification");
+      record.archived = true;
+      sandbox.changed();
+      const pdf = renderPdf("Manual identity verification", [
+        `Reference: ${record.reference}`,
+        `Transaction: ${record.transaction_id}`,
+        `Name: ${record.names.join(" ")}`,
+        `Overall: ${record.response.results.overall ? "verified" : "not verified"}`,
+      ]);
+      return file(pdf, `manual-verification-${record.transaction_id}.pdf`);
+    }
+    case "getManualPepWatchlist": {
+      const record = sandbox.manual.get(param ?? "");
+      if (!record || record.archived || record.response.results.pep_clear)
+        return notFound(op, "PEP watchlist report");
+      const pdf = renderPdf("PEP watchlist results", [
+        `Reference: ${record.reference}`,
+        `Name: ${record.names.join(" ")}`,
+        "Found on a PEP or sanctions watchlist (sandbox).",
+      ]);
+      return file(pdf, `pep-watchlist-${record.transaction_id}.pdf`);
+    }
+    case "createBiometricVerification": {
+      if (value.contact_phone !== undefined && smsFails(value.contact_phone))
+        return error(op, 400, "SMS_FAIL", "The SMS could not be sent to this number.");
+      const sendSms = value.contact_phone !== undefined && value.communication_method !== "link";
+      const journey = biometricJourney(value);
+      const record = sandbox.biometric.create({
+        reference: value.reference,
+        ...(value.external_id === undefined ? {} : { external_id: value.external_id }),
+        ...(value.contact_phone === undefined ? {} : { contact_phone: value.contact_phone }),
+        ...(value.firstname === undefined ? {} : { firstname: value.firstname }),
+        ...(value.lastname === undefined ? {} : { lastname: value.lastname }),
+        sendSms,
+        ...(journey ? { journey } : {}),
+      });
+      return {
+        status: 200,
+        json: sendSms
+          ? { transaction_id: record.transaction_id }
+          : { transaction_id: record.transaction_id, start_process_url: record.start_process_url },
+      };
+    }
+    case "resendBiometricVerification": {
+      if (!sandbox.biometric.find(param ?? "")) return notFound(op, "biometric verification");
+      const phone = value?.contact_phone;
+      if (phone !== undefined && smsFails(phone))
+        return error(op, 400, "SMS_FAIL", "The SMS could not be sent to this number.");
+      try {
+        const replacement = sandbox.biometric.resend(param ?? "", phone);
+        return { status: 200, json: { transaction_id: replacement.transaction_id } };
+      } catch (e) {
+        if (e instanceof TransitionError) return error(op, 422, "VALIDATION_FAILED", e.message);
+        throw e;
+      }
+    }
+    case "getBiometricPdf": {
+      const record = sandbox.biometric.find(param ?? "");
+      if (!record) return notFound(op, "biometric verification");
+      const refusal = sandbox.biometric.pdfRefusal(record);
+      if (refusal) return error(op, 400, refusal.code, refusal.message);
+      sandbox.biometric.downloaded(record.transaction_id);
+      const pdf = renderPdf("Biometric verification report", [
+        `Reference: ${record.reference}`,
+        `Transaction: ${record.transaction_id}`,
+        `Name: ${[record.firstname, record.lastname].filter(Boolean).join(" ")}`,
+        `Status: ${record.status}${record.reviewed ? " (reviewed)" : ""}`,
+      ]);
+      return file(pdf, `biometric-${record.transaction_id}.pdf`);
+    }
+    case "searchProperty":
+      return { status: 200, json: propertySearch(value) };
+    case "createPropertyVerification": {
+      const id = sandbox.nextId("property");
+      const record = propertyVerification(
+        id,
+        value,
+        zipTitle(value.res_attributes?.title_number) ? "zip" : "pdf",
+      );
+      sandbox.property.set(id, record);
+      sandbox.changed();
+      return { status: 200, json: record.body };
+    }
+    case "getOnlineOwnershipPdf": {
+      const id = intId(param);
+      const record = id === undefined ? undefined : sandbox.property.get(id);
+      if (!record || record.kind !== "oov") return notFound(op, "Online Ownership verification");
+      if (record.archived) return error(op, 400, "ALREADY_ARCHIVED", "The report was exported and archived.");
+      record.archived = true;
+      sandbox.changed();
+      const v = record.body.property_verifications[0];
+      const pdf = renderPdf("Online Ownership verification", [
+        `Reference: ${record.body.reference}`,
+        `Title number: ${v.title_number}`,
+        `Owner: ${[v.firstname, v.middle_name, v.lastname].filter(Boolean).join(" ")}`,
+        `Result: ${v.verification_result}`,
+      ]);
+      return file(pdf, `online-ownership-${id}.pdf`);
+    }
+    case "getTitleSearchDocument": {
+      const id = intId(param);
+      const record = id === undefined ? undefined : sandbox.property.get(id);
+      if (!record || record.kind !== "res") return notFound(op, "title search");
+      const v = record.body.property_verifications[0];
+      const document = renderPdf("Official title search: register", [
+        `Reference: ${record.body.reference}`,
+        `Title number: ${v.title_number}`,
+        `Address: ${record.body.address}`,
+      ]);
+      if (v.file_format !== "zip") return file(document, `title-search-${id}.pdf`);
+      const plan = renderPdf("Official title search: plan", [`Title number: ${v.title_number}`]);
+      const zip = renderZip(
+        [
+          { name: "register.pdf", data: document },
+          { name: "plan.pdf", data: plan },
+        ],
+        new Date(now),
+      );
+      return file(zip, `title-search-${id}.zip`, "application/zip");
+    }
+    case "createPepCheck": {
+      const id = sandbox.nextId("pep");
+      const record = pepCheck(id, value, now);
+      sandbox.pep.set(id, record);
+      sandbox.changed();
+      return { status: 200, json: record.body };
+    }
+    case "getPepCheckPdf": {
+      const id = intId(param);
+      const record = id === undefined ? undefined : sandbox.pep.get(id);
+      if (!record) return notFound(op, "PEP check");
+      if (record.archived) return error(op, 400, "ALREADY_ARCHIVED", "The report was exported and archived.");
+      record.archived = true;
+      sandbox.changed();
+      const b = record.body;
+      const pdf = renderPdf("PEP and sanctions screening", [
+        `Reference: ${b.reference}`,
+        `Name: ${[b.firstname, b.middle_name, b.lastname].filter(Boolean).join(" ")}`,
+        `Watchlists: ${b.is_pep_watchlist_clear ? "clear" : "found on a watchlist"}`,
+      ]);
+      return file(pdf, `pep-check-${id}.pdf`);
+    }
+    case "createFraudAnalytic": {
+      const id = sandbox.nextId("fraud");
+      const record = fraudAnalytic(id, value);
+      sandbox.fraud.set(id, record);
+      sandbox.changed();
+      return { status: 200, json: record };
+    }
+    case "searchKybCompanies":
+      return { status: 200, json: kybCompanies(value) };
+    case "createKybVerification": {
+      const id = sandbox.nextId("kyb");
+      const record = kybVerification(id, value, now);
+      sandbox.kyb.set(id, record);
+      sandbox.changed();
+      return { status: 200, json: record.body };
+    }
+    case "getKybVerificationPdf": {
+      const id = intId(param);
+      const record = id === undefined ? undefined : sandbox.kyb.get(id);
+      if (!record) return notFound(op, "KYB verification");
+      if (record.archived) return error(op, 400, "ALREADY_ARCHIVED", "The report was exported and archived.");
+      record.archived = true;
+      sandbox.changed();
+      const b = record.body;
+      const pdf = renderPdf("Business verification (KYB)", [
+        `Reference: ${b.reference}`,
+        `Company: ${b.company_identifier} (${b.country_code})`,
+        `Company code: ${record.company_code}`,
+      ]);
+      return file(pdf, `kyb-verification-${id}.pdf`);
+    }
+    case "createEddCase": {
+      const id = sandbox.nextId("edd");
+      const record = eddCase(id, value, now);
+      sandbox.edd.set(id, record);
+      sandbox.changed();
+      return { status: 200, json: withMetadata(record) };
+    }
+    case "getEddCase": {
+      const id = intId(param);
+      const record = id === undefined ? undefined : sandbox.edd.get(id);
+      return record ? { status: 200, json: withMetadata(record) } : notFound(op, "EDD case");
+    }
+    case "updateEddCaseStatus": {
+      const id = intId(param);
+      const record = id === undefined ? undefined : sandbox.edd.get(id);
+      if (!record) return notFound(op, "EDD case");
+      const before = record.process_status;
+      record.process_status = value.process_status;
+      record.updated_at = isoSeconds(now);
+      if (value.process_status === "completed" && before !== "completed") sandbox.emitEddCompleted(record);
+      sandbox.changed();
+      return { status: 200, json: withMetadata(record) };
+    }
+    case "uploadEddCaseFile": {
+      const id = intId(param);
+      const record = id === undefined ? undefined : sandbox.edd.get(id);
+      if (!record) return notFound(op, "EDD case");
+      const parts = formParts({ kind: "bytes", bytes: req.body }, multipartBoundary(req.contentType)) ?? [];
+      const part = parts.find((p) => p.name === "file" && p.fileName !== undefined);
+      const fileName = (part?.fileName ?? "upload").replace(/[\\/]/g, "_");
+      const assetId = sandbox.nextId("asset");
+      record.assets.push({
+        id: assetId,
+        file_name: fileName,
+        file_ext: fileName.includes(".") ? (fileName.split(".").pop() ?? "").toLowerCase() : "",
+        download_url: `${sandbox.baseUrl}/_sandbox/edd_cases/${id}/assets/${assetId}`,
+        uploaded_by: "Sandbox User",
+        updated_at: isoSeconds(now),
+      });
+      record.updated_at = isoSeconds(now);
+      sandbox.changed();
+      return { status: 200, json: withMetadata(record) };
+    }
+    default:
+      return error(
+        op,
+        500,
+        op.shape === "A" ? "SYSTEM" : "SANDBOX_ERROR",
+        "The sandbox has no answer for this operation.",
+      );
+  }
+}
+
+/** A case answer with fresh metadata, as every EDD response carries one. */
+function withMetadata(record: Json): Json {
+  return { metadata: { api_version: "v4", request_id: randomUUID() }, ...record };
+}

@@ -1,0 +1,93 @@
+// Start a sandbox: its state (from --state FILE when given), the receiver of --webhook-url, the
+// HTTP server. The CLI, `npm start` and the tests all start it through here.
+import { type Listening } from "../src/server/index.js";
+import { type Credentials, generateCredentials } from "./credentials.js";
+import type { Delivery, Receiver, ReceiverAuth } from "./deliveries.js";
+import { receiverUrl } from "./control.js";
+import { Sandbox } from "./sandbox.js";
+import { serveSandbox } from "./server.js";
+import { readState, restoreState, stateSaver } from "./state-file.js";
+
+export interface StartOptions {
+  port?: number;
+  host?: string;
+  /** The credentials accepted; generated when omitted (read them from the result). */
+  credentials?: Credentials;
+  /** A receiver of the biometric and EDD events registered at start. */
+  webhookUrl?: string;
+  webhookAuth?: ReceiverAuth;
+  /** Keep state in this file across restarts. */
+  stateFile?: string;
+  journeyDelayMs?: number;
+  deliveryTimeoutMs?: number;
+  log?: (line: string) => void;
+  observeDelivery?: (delivery: Delivery, receiver: Receiver) => void;
+}
+
+export interface RunningSandbox {
+  url: string;
+  credentials: Credentials;
+  /** Whether the credentials were generated (and should be printed). */
+  generated: boolean;
+  sandbox: Sandbox;
+  server: Listening;
+  /** Stop the server, the clock and deliveries; save the state. */
+  close(): Promise<void>;
+}
+
+/** Parse `bearer:TOKEN` or `basic:USER:PASS`; an Error naming the form otherwise (never echoing the value). */
+export function parseWebhookAuth(text: string): ReceiverAuth {
+  const colon = text.indexOf(":");
+  const scheme = text.slice(0, colon).toLowerCase();
+  const rest = text.slice(colon + 1);
+  if (colon > 0 && scheme === "bearer" && rest.length > 0) return { scheme: "bearer", token: rest };
+  const sep = rest.indexOf(":");
+  if (colon > 0 && scheme === "basic" && sep > 0 && sep < rest.length - 1)
+    return { scheme: "basic", username: rest.slice(0, sep), password: rest.slice(sep + 1) };
+  throw new Error("--webhook-auth must be bearer:TOKEN or basic:USER:PASS");
+}
+
+/** Start a sandbox and its server. */
+export async function startSandbox(options: StartOptions = {}): Promise<RunningSandbox> {
+  const generated = options.credentials === undefined;
+  const credentials = options.credentials ?? generateCredentials();
+  let saver: ReturnType<typeof stateSaver> | undefined;
+  const contractViolation = (what: string) => options.log?.(`sandbox defect, delivery not sent: ${what}`);
+  const sandbox = new Sandbox({
+    credentials,
+    ...(options.journeyDelayMs === undefined ? {} : { journeyDelayMs: options.journeyDelayMs }),
+    ...(options.deliveryTimeoutMs === undefined ? {} : { deliveryTimeoutMs: options.deliveryTimeoutMs }),
+    ...(options.observeDelivery ? { observeDelivery: options.observeDelivery } : {}),
+    changed: () => saver?.changed(),
+    contractViolation,
+  });
+  if (options.stateFile) {
+    const data = readState(options.stateFile);
+    if (data) restoreState(sandbox, data);
+    saver = stateSaver(options.stateFile, sandbox);
+  }
+  const webhookUrl = options.webhookUrl === undefined ? undefined : receiverUrl(options.webhookUrl);
+  const server = await serveSandbox(sandbox, {
+    ...(options.port === undefined ? {} : { port: options.port }),
+    ...(options.host === undefined ? {} : { host: options.host }),
+    ...(options.log ? { log: options.log } : {}),
+  });
+  const already = [...sandbox.queue.receivers.values()].some(
+    (r) => r.url === webhookUrl && r.kind === "events",
+  );
+  if (webhookUrl && !already) sandbox.queue.addReceiver(webhookUrl, "events", options.webhookAuth);
+  // Timers restored from a state file that fell due while it was stopped run now.
+  sandbox.clock.run();
+  return {
+    url: server.url,
+    credentials,
+    generated,
+    sandbox,
+    server,
+    close: async () => {
+      sandbox.close();
+      await server.close();
+      saver?.flush();
+    },
+  };
+}

@@ -1,0 +1,160 @@
+// --state FILE: the sandbox's records, receivers, pending deliveries and timers kept across restarts.
+// Written atomically (a temporary file beside it, flushed, then renamed over it) with a digest of its
+// contents, so that a torn or edited file is refused with a clear message, never silently emptied.
+import { createHash } from "node:crypto";
+import { closeSync, fsyncSync, openSync, readFileSync, renameSync, unlinkSync, writeSync } from "node:fs";
+import type { BiometricRecord } from "./biometric.js";
+import type { Timer } from "./clock.js";
+import type { Delivery, Receiver } from "./deliveries.js";
+import type { KybRecord, ManualRecord, PepRecord, PropertyRecord } from "./products.js";
+import type { Sandbox, WorkflowCase } from "./sandbox.js";
+
+const FORMAT = "idv-sandbox-state";
+const VERSION = 1;
+
+// Records are JSON the contract describes.
+type Json = any;
+
+interface StateData {
+  clock_offset_ms: number;
+  timers: Timer[];
+  ids: [string, number][];
+  biometric: BiometricRecord[];
+  manual: ManualRecord[];
+  pep: [number, PepRecord][];
+  fraud: [number, Json][];
+  property: [number, PropertyRecord][];
+  kyb: [number, KybRecord][];
+  edd: [number, Json][];
+  workflow: [number, WorkflowCase][];
+  receivers: Receiver[];
+  deliveries: Delivery[];
+}
+
+/** A state file that cannot be used; the message says which file and why. */
+export class StateFileError extends Error {
+  constructor(file: string, why: string) {
+    super(`state file ${file} ${why}; the sandbox will not start over it (move it away to start empty)`);
+    this.name = "StateFileError";
+  }
+}
+
+const digest = (text: string) => createHash("sha256").update(text).digest("hex");
+
+/** Everything the sandbox holds, as JSON-ready data. */
+export function snapshot(sandbox: Sandbox): StateData {
+  return {
+    clock_offset_ms: sandbox.clock.offsetMs,
+    timers: [...sandbox.clock.pending()],
+    ids: [...sandbox.ids],
+    biometric: [...sandbox.biometric.records.values()],
+    manual: [...sandbox.manual.values()],
+    pep: [...sandbox.pep],
+    fraud: [...sandbox.fraud],
+    property: [...sandbox.property],
+    kyb: [...sandbox.kyb],
+    edd: [...sandbox.edd],
+    workflow: [...sandbox.workflow],
+    receivers: [...sandbox.queue.receivers.values()],
+    deliveries: [...sandbox.queue.deliveries.values()],
+  };
+}
+
+/** Write the state atomically: a temporary file, flushed to disk, renamed over the old one. */
+export function writeState(file: string, sandbox: Sandbox): void {
+  const data = JSON.stringify(snapshot(sandbox));
+  const text = `${JSON.stringify({ format: FORMAT, version: VERSION, sha256: digest(data) })}\n${data}\n`;
+  const temp = `${file}.${process.pid}.tmp`;
+  const fd = openSync(temp, "w", 0o600);
+  try {
+    writeSync(fd, text);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  try {
+    renameSync(temp, file);
+  } catch (error) {
+    try {
+      unlinkSync(temp);
+    } catch {
+      // Already gone.
+    }
+    throw error;
+  }
+}
+
+/** Read a state file; undefined when it does not exist; a StateFileError when it is torn or not one. */
+export function readState(file: string): StateData | undefined {
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw new StateFileError(file, "cannot be read");
+  }
+  const newline = text.indexOf("\n");
+  let header: Json;
+  try {
+    header = JSON.parse(text.slice(0, newline < 0 ? text.length : newline));
+  } catch {
+    throw new StateFileError(file, "is not a sandbox state file (its first line is not the state header)");
+  }
+  if (header?.format !== FORMAT) throw new StateFileError(file, "is not a sandbox state file");
+  if (header.version !== VERSION)
+    throw new StateFileError(file, `has version ${String(header.version).slice(0, 20)}, not ${VERSION}`);
+  const data = newline < 0 ? "" : text.slice(newline + 1).replace(/\n$/, "");
+  if (digest(data) !== header.sha256)
+    throw new StateFileError(
+      file,
+      "is torn or was edited (its contents do not match the digest in its header)",
+    );
+  try {
+    return JSON.parse(data) as StateData;
+  } catch {
+    throw new StateFileError(file, "is torn (its contents are not JSON)");
+  }
+}
+
+/** Put saved state back into a fresh sandbox. */
+export function restoreState(sandbox: Sandbox, data: StateData): void {
+  for (const [k, v] of data.ids) sandbox.ids.set(k, v);
+  for (const r of data.biometric) sandbox.biometric.records.set(r.transaction_id, r);
+  for (const r of data.manual) sandbox.manual.set(r.transaction_id, r);
+  for (const [k, v] of data.pep) sandbox.pep.set(k, v);
+  for (const [k, v] of data.fraud) sandbox.fraud.set(k, v);
+  for (const [k, v] of data.property) sandbox.property.set(k, v);
+  for (const [k, v] of data.kyb) sandbox.kyb.set(k, v);
+  for (const [k, v] of data.edd) sandbox.edd.set(k, v);
+  for (const [k, v] of data.workflow) sandbox.workflow.set(k, v);
+  sandbox.queue.restore(data.receivers, data.deliveries);
+  sandbox.clock.restore(data.clock_offset_ms, data.timers);
+}
+
+/** Save the state after changes, at most every `intervalMs`, and once more on `flush`. */
+export function stateSaver(file: string, sandbox: Sandbox, intervalMs = 200) {
+  let timer: NodeJS.Timeout | undefined;
+  const save = () => {
+    timer = undefined;
+    writeState(file, sandbox);
+  };
+  return {
+    changed(): void {
+      if (timer) return;
+      timer = setTimeout(() => {
+        try {
+          save();
+        } catch (error) {
+          console.error(
+            `sandbox: could not save the state: ${(error as NodeJS.ErrnoException).code ?? "error"}`,
+          );
+        }
+      }, intervalMs);
+      timer.unref();
+    },
+    flush(): void {
+      if (timer) clearTimeout(timer);
+      save();
+    },
+  };
+}
