@@ -1,0 +1,97 @@
+// The mock as `npm run mock` starts it: compiled JavaScript (tsc with the package's build config),
+// stopped by SIGTERM with its port freed, even while a client holds a connection open.
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { readFileSync, rmSync } from "node:fs";
+import { connect } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { fromRoot } from "../../scripts/lib/paths.js";
+
+// Inside node_modules so the compiled files resolve the repository's dependencies; not dist/, which
+// the package build removes and rewrites while other test files run.
+const out = fromRoot("node_modules/.cache/idv-mock-cli-test");
+
+beforeAll(() => {
+  rmSync(out, { recursive: true, force: true });
+  execFileSync(
+    process.execPath,
+    [fromRoot("node_modules/typescript/bin/tsc"), "-p", "tsconfig.build.json", "--outDir", out],
+    {
+      cwd: fromRoot(),
+    },
+  );
+}, 120_000);
+const started: ChildProcess[] = [];
+afterAll(() => {
+  // Whatever a failed run left behind: each child leads its own process group.
+  for (const child of started) {
+    try {
+      if (child.pid) process.kill(-child.pid, "SIGKILL");
+    } catch {
+      // already gone
+    }
+  }
+  rmSync(out, { recursive: true, force: true });
+});
+
+/**
+ * Start the compiled mock on a free port with package.json's own `mock` script line, run by the
+ * shell as npm runs it (npm forwards SIGTERM to that shell, so the line must `exec` node for the
+ * signal to reach the server). Resolves with the child and the URL it prints.
+ */
+function startCompiled(): Promise<{ child: ChildProcess; url: string; output: () => string }> {
+  const script: string = JSON.parse(readFileSync(fromRoot("package.json"), "utf8")).scripts.mock;
+  const line = `${script.replace("dist/", `${out}/`)} --port 0`;
+  const child = spawn("sh", ["-c", line], {
+    cwd: fromRoot(),
+    stdio: ["ignore", "pipe", "pipe"],
+    detached: true,
+  });
+  started.push(child);
+  let text = "";
+  child.stdout?.on("data", (chunk: Buffer) => (text += chunk.toString()));
+  child.stderr?.on("data", (chunk: Buffer) => (text += chunk.toString()));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no start line: ${text}`)), 20_000);
+    child.stdout?.on("data", () => {
+      const match = /listening on (http:\/\/\S+)/.exec(text);
+      if (match?.[1]) {
+        clearTimeout(timer);
+        resolve({ child, url: match[1], output: () => text });
+      }
+    });
+    child.on("exit", () => reject(new Error(`exited before listening: ${text}`)));
+  });
+}
+
+/** Whether a TCP connection to the port is accepted. */
+const accepts = (port: number) =>
+  new Promise<boolean>((resolve) => {
+    const socket = connect({ port, host: "127.0.0.1" });
+    socket.on("connect", () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.on("error", () => resolve(false));
+  });
+
+describe("the compiled mock", () => {
+  it("answers from dist, and SIGTERM closes its port and exits 0 though a connection is open", async () => {
+    const { child, url, output } = await startCompiled();
+    const port = Number(new URL(url).port);
+    const res = await fetch(`${url}/api/v4/outsource_cases/1042`, {
+      headers: { "svc-api-key": "k", "svc-date": "2026-01-01T00:00:00Z", "svc-signature": "00" },
+    });
+    expect(res.status).toBe(200);
+    await res.arrayBuffer();
+    // A client that keeps its connection open must not keep the server alive.
+    const held = connect({ port, host: "127.0.0.1" });
+    await new Promise((resolve) => held.on("connect", resolve));
+    held.on("error", () => {});
+    const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+    child.kill("SIGTERM");
+    expect(await exited).toBe(0);
+    expect(await accepts(port)).toBe(false);
+    held.destroy();
+    expect(output()).toContain("GET /api/v4/outsource_cases/{id} → 200");
+  });
+});

@@ -1,0 +1,77 @@
+// What the mock says when a request asks for something the contract lacks (issue 13): an Accept
+// header it cannot satisfy, a Prefer header naming an unknown status or example.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { RunningMock } from "../../mock/server.js";
+import { startTestMock, V4 } from "../support/mock.js";
+
+let mock: RunningMock;
+beforeAll(async () => {
+  mock = await startTestMock();
+});
+afterAll(async () => {
+  await mock?.close();
+});
+
+const get = async (path: string, headers: Record<string, string>) => {
+  const res = await fetch(`${mock.url}${path}`, { headers: { ...V4, ...headers } });
+  return { status: res.status, body: await res.json().catch(() => undefined) };
+};
+
+describe("Accept", () => {
+  it("answers an Accept it cannot satisfy with 406 naming the media types, not a Prefer error", async () => {
+    const res = await get("/api/v4/outsource_cases/1042", { accept: "application/xml" });
+    expect(res).toEqual({
+      status: 406,
+      body: {
+        error_code: "NOT_ACCEPTABLE",
+        message: "The Accept header accepts none of this operation's media types: application/json.",
+      },
+    });
+  });
+
+  it("names the file type of a file operation", async () => {
+    const pdf = await get("/api/v4/pdf/pep_checks/1042", { accept: "text/html" });
+    expect(pdf.status).toBe(406);
+    expect(pdf.body.message).toBe(
+      "The Accept header accepts none of this operation's media types: application/pdf.",
+    );
+  });
+
+  it("still answers wildcards and q-lists that include a documented type", async () => {
+    expect((await get("/api/v4/outsource_cases/1042", { accept: "*/*" })).status).toBe(200);
+    expect(
+      (await get("/api/v4/outsource_cases/1042", { accept: "text/html, application/json;q=0.5" })).status,
+    ).toBe(200);
+  });
+});
+
+describe("Prefer", () => {
+  it("lists the example names of the status when the example is unknown", async () => {
+    const res = await get("/api/v4/outsource_cases/1042", { prefer: "example=nope" });
+    expect(res).toEqual({
+      status: 400,
+      body: {
+        error_code: "MOCK_PREFERENCE",
+        message: "The mock has no answer for this Prefer header: the examples of status 200 are with_assets.",
+      },
+    });
+  });
+
+  it("lists the documented statuses when the code is not one", async () => {
+    const res = await get("/api/v4/outsource_cases/1042", { prefer: "code=418" });
+    expect(res.status).toBe(400);
+    expect(res.body.message).toBe(
+      "The mock has no answer for this Prefer header: code must be a documented status (200, 400, 401, 403, 404).",
+    );
+  });
+
+  it("lists the examples of the asked status", async () => {
+    const res = await get("/api/v4/outsource_cases/1042", { prefer: "code=404, example=nope" });
+    expect(res.body.message).toBe(
+      "The mock has no answer for this Prefer header: the examples of status 404 are NOT_FOUND.",
+    );
+    expect(
+      (await get("/api/v4/outsource_cases/1042", { prefer: "code=404, example=NOT_FOUND" })).status,
+    ).toBe(404);
+  });
+});
