@@ -4,11 +4,13 @@ import { authorize, EMPTY, operationError, signingWith, signRequest, svcDate } f
 import { factsOf } from "./facts.js";
 import { type FileHelpers, fileHelpers } from "./files.js";
 import { DEFAULT_RETRY, type RetryOptions } from "./retry.js";
+import { type CallScope, type Resign, sendFollowingRedirects } from "./redirects.js";
 import { assertServerRuntime } from "./runtime.js";
 import { hmacSigning, type SignatureEncoding, type Signer } from "./signer.js";
 import { SigningRequest } from "./signing-request.js";
 import type { StrictClient } from "./strict-methods.js";
 import { createTransport, type Fetch } from "./transport.js";
+import { settle } from "./settle.js";
 
 export interface ClientOptions extends Omit<FetchClientOptions, "baseUrl" | "fetch"> {
   /** The service's base URL, such as https://idv.example.com. */
@@ -23,8 +25,10 @@ export interface ClientOptions extends Omit<FetchClientOptions, "baseUrl" | "fet
   signer?: Signer;
   /** Encoding of the default signer's digest (default "hex"). */
   signatureEncoding?: SignatureEncoding;
-  /** Per-attempt timeout until the response headers arrive, in ms (default 30000; 0 turns it off). */
+  /** Per-attempt deadline for the whole response, headers and body, in ms (default 30000; 0 turns it off). */
   timeoutMs?: number;
+  /** How far the deadline reaches into a streamed body (downloadStream): to its end (default) or the headers. */
+  streamTimeout?: "whole" | "headers";
   /** Retries of GET requests on network errors, 429 and 5xx (default 2 retries); false turns them off. */
   retry?: Partial<RetryOptions> | false;
   /** "server" skips the browser check for server runtimes that define browser-like globals. */
@@ -55,6 +59,7 @@ export function createClient(options: ClientOptions): IdvClient {
     signer,
     signatureEncoding,
     timeoutMs = 30_000,
+    streamTimeout = "whole",
     retry,
     runtime: _runtime,
     now,
@@ -67,9 +72,16 @@ export function createClient(options: ClientOptions): IdvClient {
     date: svcDate(now),
     sign: signer ? signingWith(signer) : hmacSigning(secret, signatureEncoding),
   };
+  if (streamTimeout !== "whole" && streamTimeout !== "headers") {
+    throw new TypeError('createClient: options.streamTimeout must be "whole" or "headers"');
+  }
+  // A same-origin redirect's request is signed again over what it sends; v2 requests keep key and secret.
+  const resign: Resign = (request, body) =>
+    request.headers.has("Svc-Signature") ? signRequest(request, body, auth) : undefined;
   const transport = createTransport({
     fetch,
     timeoutMs,
+    resign,
     retry: { ...DEFAULT_RETRY, ...(retry === false ? { retries: 0 } : retry) },
     async renew(request) {
       const next = new Request(request);
@@ -80,8 +92,10 @@ export function createClient(options: ClientOptions): IdvClient {
   });
   const client = createFetchClient<paths, "application/json">({
     ...fetchOptions,
+    // fetch would follow a redirect to any host with the credentials; the client follows them itself.
+    redirect: "manual",
     Request: SigningRequest,
-    fetch: transport,
+    fetch: (request: Request) => transport(request, undefined, { where: request.method }),
   });
   // Credentials are added by the fetch each call is given, after every middleware, so that the v4 signature
   // covers the final body; that fetch knows the operation's facts without a middleware pass of its own.
@@ -92,13 +106,19 @@ export function createClient(options: ClientOptions): IdvClient {
     loose[method] = (path, init) => {
       const facts = factsOf(method, path);
       if (!facts) return Promise.reject(operationError(method, path));
+      const call: CallScope = { where: `${method} ${path}` };
       // A call that brings its own fetch sends through it, without the client's timeout and retries.
-      const send = (init?.fetch as Fetch | undefined) ?? transport;
+      const own = init?.fetch as Fetch | undefined;
+      const send = (request: Request, ext?: object) =>
+        own ? sendFollowingRedirects(own, request, ext, call, resign) : transport(request, ext, call);
       const fetch: Fetch = (request, ext) => {
         const ready = authorize(request, facts, auth);
         return ready ? ready.then((signed) => send(signed, ext)) : send(request, ext);
       };
-      return base(path, { ...init, fetch });
+      // A caller's redirect: "error" is stricter and kept; anything else is the client's own following.
+      const redirect = init?.redirect === "error" ? "error" : "manual";
+      const timedStream = streamTimeout === "whole" && init?.parseAs === "stream";
+      return settle(call, () => base(path, { ...init, fetch, redirect }), timedStream);
     };
   }
   (client as unknown as { request: LooseRequest }).request = (method, path, init) => {

@@ -1,25 +1,31 @@
+import { ApiRequestError } from "./errors.js";
+import { type CallScope, type Resign, sendFollowingRedirects } from "./redirects.js";
 import { backoffDelay, isRetryableStatus, type RetryOptions, retryAfterMs } from "./retry.js";
 import { SigningRequest } from "./signing-request.js";
 
-/** A fetch: the init, when given, carries the abort signal of the client's timeout. */
+/** A fetch: the init, when given, carries the abort signal of the client's deadline and `redirect: "manual"`. */
 export type Fetch = (input: Request, init?: RequestInit) => Promise<Response>;
+
+/** Sends one call's request: openapi-fetch's init extension, and the call it belongs to. */
+export type Send = (request: Request, ext: object | undefined, call: CallScope) => Promise<Response>;
 
 export interface TransportOptions {
   fetch: Fetch;
-  /** Per attempt, until the response headers arrive; 0 turns it off. */
+  /** Per attempt, for the whole exchange: headers and body; 0 turns it off. */
   timeoutMs: number;
   retry: RetryOptions;
   /** Prepares a request for another attempt (a v4 request gets a fresh date and signature). */
   renew: (request: Request) => Request | Promise<Request>;
+  /** Re-signs the request a same-origin redirect asks for. */
+  resign: Resign;
   random?: () => number;
   sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
 }
 
-/** Raised when an attempt gets no response headers within the timeout. */
+/** Raised when an attempt gets no response headers, or not the whole body, within the timeout. */
 export class TimeoutError extends Error {
   override name = "TimeoutError";
 }
-
 const wait = (ms: number, signal: AbortSignal): Promise<void> =>
   new Promise((resolve, reject) => {
     if (signal.aborted) return reject(signal.reason);
@@ -34,34 +40,51 @@ const wait = (ms: number, signal: AbortSignal): Promise<void> =>
     signal.addEventListener("abort", stop, { once: true });
   });
 
-/** One attempt, aborted after timeoutMs (or by the caller's signal) even if the fetch ignores its signal. */
+/**
+ * One attempt, aborted after timeoutMs (or by the caller's signal) even if the fetch ignores its signal.
+ * The deadline covers the body too: it runs on after the headers until the call stops it (its body read)
+ * or fails the call through its scope.
+ */
 function attempt(
-  fetch: Fetch,
+  options: TransportOptions,
   request: Request,
-  timeoutMs: number,
   ext: object | undefined,
+  call: CallScope,
 ): Promise<Response> {
-  if (!(timeoutMs > 0)) return fetch(request, ext);
+  const { fetch, timeoutMs, resign } = options;
+  if (!(timeoutMs > 0)) return sendFollowingRedirects(fetch, request, ext, call, resign);
   const controller = new AbortController();
   return new Promise<Response>((resolve, reject) => {
-    // After the answer, rejecting is a no-op but aborting still stops the body download.
+    let answered = false;
+    // Aborting also stops a body download in progress; after the answer, the call itself is failed.
     const fail = (reason: unknown) => {
       controller.abort(reason);
-      reject(reason);
+      if (!answered) reject(reason);
+      else call.fail?.(reason);
     };
-    const timer = setTimeout(() => {
-      const { pathname } = new URL(request.url);
-      fail(new TimeoutError(`${request.method} ${pathname} got no response within ${timeoutMs} ms`));
-    }, timeoutMs);
+    const timer = setTimeout(
+      () =>
+        fail(
+          new TimeoutError(
+            answered
+              ? `${call.where}: the response body did not arrive in full within ${timeoutMs} ms`
+              : `${call.where} got no response within ${timeoutMs} ms`,
+          ),
+        ),
+      timeoutMs,
+    );
     // Listening costs per request, so only when the caller may have given a signal.
     if (SigningRequest.of(request)?.hasCallerSignal !== false) {
       const caller = request.signal;
       if (caller.aborted) fail(caller.reason);
       else caller.addEventListener("abort", () => fail(caller.reason), { once: true });
     }
-    fetch(request, { ...ext, signal: controller.signal }).then(
+    sendFollowingRedirects(fetch, request, { ...ext, signal: controller.signal }, call, resign).then(
       (response) => {
-        clearTimeout(timer);
+        answered = true;
+        // Without a call to settle (openapi-fetch's own fetch), the deadline ends with the headers.
+        if (call.fail) call.stop = () => clearTimeout(timer);
+        else clearTimeout(timer);
         resolve(response);
       },
       (error) => {
@@ -72,31 +95,33 @@ function attempt(
   });
 }
 
-/** A fetch with a per-attempt timeout and, for GET only, retries on network errors, 429 and 5xx. */
-export function createTransport(options: TransportOptions): Fetch {
-  const { fetch, timeoutMs, retry, renew, random = Math.random, sleep = wait } = options;
-  const withRetries = async (first: Request, ext: object | undefined, retries: number) => {
+/** Sending with a whole-request deadline per attempt, same-origin redirects, and retries of GETs only. */
+export function createTransport(options: TransportOptions): Send {
+  const { retry, renew, random = Math.random, sleep = wait } = options;
+  const withRetries = async (first: Request, ext: object | undefined, call: CallScope, retries: number) => {
     let request = first;
     for (let n = 0; ; n++) {
       let response: Response | undefined;
       try {
-        response = await attempt(fetch, request, timeoutMs, ext);
+        response = await attempt(options, request, ext, call);
       } catch (error) {
-        // A network error or a timeout; the caller's own abort is final.
-        if (request.signal.aborted || n >= retries) throw error;
+        // A network error or a timeout; the caller's own abort and a refused redirect are final.
+        if (request.signal.aborted || n >= retries || error instanceof ApiRequestError) throw error;
       }
       if (response && (n >= retries || !isRetryableStatus(response.status))) return response;
       const asked = response ? retryAfterMs(response.headers.get("Retry-After")) : undefined;
       // A Retry-After longer than the longest wait is honoured by not retrying sooner: give up.
       if (response && asked !== undefined && asked > retry.maxDelayMs) return response;
+      // This answer is not the call's: its deadline ends here.
+      call.stop?.();
       await response?.body?.cancel();
       await sleep(asked ?? backoffDelay(n, retry, random), request.signal);
       request = await renew(request);
     }
   };
-  return (first, ext?: object) => {
+  return (first, ext, call) => {
     // POST, PUT and PATCH are never repeated: the service may have acted on the first attempt.
     const retries = first.method === "GET" ? retry.retries : 0;
-    return retries > 0 ? withRetries(first, ext, retries) : attempt(fetch, first, timeoutMs, ext);
+    return retries > 0 ? withRetries(first, ext, call, retries) : attempt(options, first, ext, call);
   };
 }

@@ -13,15 +13,17 @@ const failing = (status: number, headers: Record<string, string> = {}) =>
 function transportWith(answers: (() => Response | Promise<Response>)[], retry = fast) {
   const waits: number[] = [];
   const { fetch, sent } = recordingFetch((_r, n) => (answers[n - 1] ?? answers[answers.length - 1] ?? pdf)());
-  const send = createTransport({
+  const transport = createTransport({
     fetch,
     timeoutMs: 0,
     retry,
     renew: (r) => new Request(r),
+    resign: () => undefined,
     random: () => 1,
     sleep: async (ms) => void waits.push(ms),
   });
-  return { send, sent, waits };
+  const call = (request: Request) => transport(request, undefined, { where: `${request.method} /a` });
+  return { send: call, sent, waits };
 }
 
 describe("retries", () => {
@@ -145,6 +147,19 @@ describe("timeouts", () => {
     });
     await expect(call).rejects.toBeInstanceOf(TimeoutError);
     await expect(call).rejects.toThrow("POST /api/v4/pep_checks got no response within 20 ms");
+  });
+
+  it("ends a call whose body never finishes, even when fetch ignores the signal", async () => {
+    // Headers at once, then a body that never ends and no attention paid to the abort signal.
+    const endless = async () =>
+      new Response(new ReadableStream({ start: (c) => c.enqueue(new TextEncoder().encode('{"id":')) }), {
+        headers: { "Content-Type": "application/json" },
+      });
+    const client = createClient({ ...BASE, fetch: endless, timeoutMs: 20, retry: false });
+    const call = client.GET("/api/v4/outsource_cases/{id}", { params: { path: { id: 1 } } });
+    await expect(call).rejects.toThrow(
+      "GET /api/v4/outsource_cases/{id}: the response body did not arrive in full within 20 ms",
+    );
   });
 
   it("passes an abort signal to fetch that fires on timeout", async () => {

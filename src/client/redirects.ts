@@ -1,0 +1,113 @@
+// Redirects are followed by the client, not by fetch: fetch keeps every header but Authorization and
+// Cookie when a redirect names another host, so the service's own credentials would travel with it.
+import { type ApiError, ApiRequestError } from "./errors.js";
+import { SigningRequest } from "./signing-request.js";
+import type { Fetch } from "./transport.js";
+
+/** One call of the client, as its errors name it and as its whole-request deadline reaches it. */
+export interface CallScope {
+  /** The method and path template, such as "POST /api/v4/pep_checks": never a value from the call. */
+  readonly where: string;
+  /** The status of the answer the call got, once it has one. */
+  status?: number;
+  /** Set when an answer arrives: stops its attempt's deadline once the body has been read. */
+  stop?: () => void;
+  /** Settles the call with an error while its body is still being read. */
+  fail?: (reason: unknown) => void;
+}
+
+/** Re-signs a request made for a redirect, over the body it will send (v4); v2 requests keep their headers. */
+export type Resign = (request: Request, body: Uint8Array | string) => void | Promise<void>;
+
+// The statuses fetch follows; a 3xx without a Location is an answer like any other.
+const isRedirect = (status: number): boolean =>
+  status === 301 || status === 302 || status === 303 || status === 307 || status === 308;
+const MAX_REDIRECTS = 20;
+// Headers that describe a body, dropped when a redirect turns the request into a GET (as fetch does).
+const BODY_HEADERS = ["Content-Type", "Content-Encoding", "Content-Language", "Content-Location"];
+
+function refuse(call: CallScope, status: number, message: string): Error {
+  const error: ApiError = { shape: "unknown", status, code: undefined, message, body: undefined };
+  return new ApiRequestError(error, call.where);
+}
+
+/** The request a same-origin redirect asks for: re-signed, with the body repeated or dropped as fetch would. */
+async function redirected(
+  request: Request,
+  status: number,
+  target: URL,
+  resign: Resign,
+  call: CallScope,
+): Promise<Request> {
+  const toGet = status === 303 ? request.method !== "HEAD" : status <= 302 && request.method === "POST";
+  const headers = new Headers(request.headers);
+  let body: Uint8Array<ArrayBuffer> | string | undefined;
+  if (toGet) {
+    for (const name of BODY_HEADERS) headers.delete(name);
+  } else if (request.body) {
+    // The client's bytes are its own ArrayBuffer's (never shared memory).
+    body = SigningRequest.of(request)?.bodySource as Uint8Array<ArrayBuffer> | string | undefined;
+    if (body === undefined)
+      throw refuse(call, status, "a redirect asks to repeat a body that cannot be read again");
+  }
+  const next = new SigningRequest(target, {
+    method: toGet ? "GET" : request.method,
+    headers,
+    body,
+    redirect: "manual",
+    signal: request.signal,
+  });
+  await resign(next, body ?? "");
+  return next;
+}
+
+/**
+ * Send with `redirect: "manual"` and follow redirects within the request's own origin, re-signing each
+ * hop. A redirect to another origin (host, port or scheme) is refused with an ApiRequestError naming the
+ * status and the other host, before anything is sent there.
+ */
+export async function sendFollowingRedirects(
+  fetch: Fetch,
+  first: Request,
+  init: RequestInit | undefined,
+  call: CallScope,
+  resign: Resign,
+): Promise<Response> {
+  const ext = { ...init, redirect: "manual" as const };
+  let request = first;
+  for (let hops = 0; ; hops++) {
+    const response = await fetch(request, ext);
+    const { status } = response;
+    call.status = status;
+    if (response.type === "opaqueredirect") {
+      throw refuse(
+        call,
+        status,
+        'redirected, and the fetch hides where to: it must honour redirect: "manual"',
+      );
+    }
+    if (!isRedirect(status)) return response;
+    const location = response.headers.get("Location");
+    if (location === null) return response;
+    // The body of a redirect is never read; cancelling frees the connection.
+    response.body?.cancel().catch(() => {});
+    if (first.redirect === "error") throw refuse(call, status, 'redirect refused (redirect: "error")');
+    let target: URL;
+    try {
+      target = new URL(location, request.url);
+    } catch {
+      throw refuse(call, status, "redirect with a Location that is not a URL refused");
+    }
+    const origin = new URL(request.url).origin;
+    if (target.origin !== origin) {
+      throw refuse(
+        call,
+        status,
+        `redirect to another origin (${target.origin === "null" ? target.protocol : target.origin}) refused: ` +
+          `the client sends credentials only to ${new URL(first.url).host}`,
+      );
+    }
+    if (hops >= MAX_REDIRECTS) throw refuse(call, status, `more than ${MAX_REDIRECTS} redirects`);
+    request = await redirected(request, status, target, resign, call);
+  }
+}

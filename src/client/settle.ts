@@ -1,0 +1,70 @@
+// When a call of the client is over: its body read (openapi-fetch parses it before answering), or its
+// streamed body read to the end. The attempt's deadline runs until then, and can fail the call first.
+import type { CallScope } from "./redirects.js";
+
+type Result = { data?: unknown; error?: unknown; response: Response };
+
+/** The error a call rejects with: a JSON parser's message quotes the body, so it is replaced. */
+function callError(error: unknown, call: CallScope): unknown {
+  if (error instanceof SyntaxError && call.status !== undefined) {
+    return new SyntaxError(`${call.where}: the response (HTTP ${call.status}) is not valid JSON`);
+  }
+  return error;
+}
+
+/** A stream that stops the call's deadline at its end, and errors when the deadline passes first. */
+function timedStream(source: ReadableStream<Uint8Array>, call: CallScope): ReadableStream<Uint8Array> {
+  const reader = source.getReader();
+  const stop = () => call.stop?.();
+  return new ReadableStream<Uint8Array>({
+    start(controller) {
+      // A fetch that ignores its signal never errors its body: the deadline errors this stream itself.
+      call.fail = (reason) => {
+        controller.error(reason);
+        reader.cancel(reason).catch(() => {});
+      };
+    },
+    async pull(controller) {
+      try {
+        const { done, value } = await reader.read();
+        if (done) {
+          stop();
+          controller.close();
+        } else controller.enqueue(value);
+      } catch (error) {
+        stop();
+        // A no-op when the deadline has already errored the stream.
+        controller.error(error);
+      }
+    },
+    cancel(reason) {
+      stop();
+      return reader.cancel(reason);
+    },
+  });
+}
+
+/**
+ * Run one call; it settles when its body has been read, or the attempt's deadline passes first (even
+ * through a fetch that ignores its signal). With `stream`, the deadline follows the streamed body instead.
+ */
+export function settle(call: CallScope, run: () => unknown, stream: boolean): Promise<Result> {
+  return new Promise<Result>((resolve, reject) => {
+    call.fail = reject;
+    (run() as Promise<Result>).then(
+      (result) => {
+        const { data } = result;
+        if (stream && call.stop && data instanceof ReadableStream) {
+          resolve({ ...result, data: timedStream(data, call) });
+          return;
+        }
+        call.stop?.();
+        resolve(result);
+      },
+      (error: unknown) => {
+        call.stop?.();
+        reject(callError(error, call));
+      },
+    );
+  });
+}
