@@ -1,32 +1,60 @@
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { Json } from "../lib/json-ref.js";
 import { runTool } from "../lib/run-tool.js";
 import { findExternalLoads, localiseAssets } from "./offline.js";
 
 /**
- * The OpenAPI reference page: Redocly's standalone page with its scripts inlined
- * (`--inlineBundle`), its CDN asset URLs made local, then checked for any remaining external load.
+ * What the site adds to Redoc's page: its stylesheet for the header, the site script (search),
+ * and a title that wraps between words on a phone (Redoc breaks "Verification" inside the word).
  */
-export function buildApiReference(openapiPath: string): string {
+const HEAD_ADDITIONS = `
+  <link rel="icon" href="data:,">
+  <meta name="color-scheme" content="light dark">
+  <link rel="stylesheet" href="assets/header.css">
+  <style>
+    /* Redoc's own rules come later in the page, so these must be !important to apply. */
+    [data-component-name="Typography/H1"] { overflow-wrap: normal !important; word-break: normal !important; hyphens: manual !important; }
+    @media (max-width: 600px) { [data-component-name="Typography/H1"] { font-size: 1.7rem !important; line-height: 1.2 !important; } }
+  </style>
+  <script src="assets/site.js" defer></script>`;
+
+/**
+ * The OpenAPI reference page: Redocly's standalone page built from `document` (the docs build's
+ * copy of the bundle) with its scripts inlined (`--inlineBundle`), its CDN asset URLs made local,
+ * the site header put before Redoc's root, then checked for any remaining external load.
+ */
+export function buildApiReference(document: Json, header: string, title: string): string {
   const dir = mkdtempSync(join(tmpdir(), "idv-docs-"));
   try {
+    const input = join(dir, "openapi.json");
+    writeFileSync(input, JSON.stringify(document));
     const out = join(dir, "api.html");
     const result = runTool("redocly", [
       "build-docs",
-      openapiPath,
+      input,
       "--inlineBundle",
       "--output",
       out,
       "--title",
-      "Identity Verification Service API reference",
+      title,
     ]);
     if (result.status !== 0) {
       throw new Error(
-        `redocly build-docs failed on ${openapiPath}:\n${(result.stderr || result.stdout).trim()}`,
+        `redocly build-docs failed on the reference bundle:\n${(result.stderr || result.stdout).trim()}`,
       );
     }
-    const html = localiseAssets(readFileSync(out, "utf8"));
+    const page = readFileSync(out, "utf8");
+    // The first <head> and <body> are the page's own; later ones sit inside the inlined scripts.
+    if (!/<head>/i.test(page) || !/^<body>/im.test(page)) {
+      throw new Error(
+        "redocly build-docs wrote a page without <head> or <body>; the site header has nowhere to go",
+      );
+    }
+    const html = localiseAssets(page)
+      .replace(/<head>/i, () => `<head>${HEAD_ADDITIONS}`)
+      .replace(/^<body>/im, () => `<body>\n${header}`);
     const loads = findExternalLoads(html);
     if (loads.length > 0) {
       const list = loads.map((load) => `  ${load.url}  in  ${load.context.replace(/\s+/g, " ")}`).join("\n");

@@ -1,27 +1,44 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
+import { ROUTES_FILE } from "../../src/server/static-files.js";
 import { generatedNotice } from "../lib/generated-header.js";
+import type { Json } from "../lib/json-ref.js";
 import { fromRoot } from "../lib/paths.js";
 import { buildApiReference } from "./api-reference.js";
+import { renderChangelog } from "./changelog-page.js";
+import { referenceBundle } from "./code-samples.js";
 import { collectGaps, type GapMark } from "./gaps.js";
-import { renderGapsContent } from "./gaps-page.js";
+import { type GapSource, groupGaps, renderGapsContent } from "./gaps-page.js";
+import { type Guide, readGuides, renderSignatureExample, SIGNATURE_PLACEHOLDER } from "./guides.js";
 import { escapeHtml } from "./html.js";
-import type { Json } from "../lib/json-ref.js";
 import { operationsOf, renderAuthentication, renderErrorShapes } from "./landing-facts.js";
-import { fillTemplate, readSiteSource, renderPage } from "./layout.js";
+import {
+  fillTemplate,
+  MAIN_PAGES,
+  readSiteSource,
+  renderHeader,
+  renderPage,
+  type SitePage,
+} from "./layout.js";
 import { renderDiagram } from "./lifecycle-diagram.js";
 import { findExternalLoads } from "./offline.js";
-import { renderWebhooksContent } from "./webhooks-page.js";
+import { referenceRoutePrefixes } from "./reference-links.js";
+import { buildSearchIndex } from "./search-index.js";
+import { listMessages, renderWebhooksContent } from "./webhooks-page.js";
 
 export interface BuildOptions {
   outDir: string;
   openapiPath: string;
   asyncapiPath: string;
+  /** The guides (docs/*.md) and CHANGELOG.md; the repository's own by default. */
+  guidesDir?: string;
+  changelogPath?: string;
 }
 
 export interface BuildResult {
   files: string[];
   operations: number;
+  guides: string[];
   gaps: { openapi: number; asyncapi: number | null };
   /** Set when the AsyncAPI bundle is missing: the webhooks page then says so instead of failing. */
   warning?: string;
@@ -32,12 +49,14 @@ export const DEFAULT_BUILD: BuildOptions = {
   outDir: fromRoot("build/docs"),
   openapiPath: fromRoot("generated/openapi.json"),
   asyncapiPath: fromRoot("generated/asyncapi.json"),
+  guidesDir: fromRoot("docs"),
+  changelogPath: fromRoot("CHANGELOG.md"),
 };
 
 /** Static files copied from docs/site/ into assets/. */
-const ASSETS = ["style.css", "redocly-logo.svg"];
+const ASSETS = ["style.css", "header.css", "site.js", "redocly-logo.svg"];
 
-const NOTICE = generatedNotice("docs/site/ and generated/*.json", "npm run docs");
+const NOTICE = generatedNotice("docs/site/, docs/*.md, CHANGELOG.md and generated/*.json", "npm run docs");
 
 function readJson(path: string, what: string): Json {
   let text: string;
@@ -53,13 +72,39 @@ function readJson(path: string, what: string): Json {
   }
 }
 
-/** Build the whole site (index, api, webhooks, gaps and assets) into outDir. */
+/** A guide's page: a table of contents of its sections, then the guide. */
+function guideContent(guide: Guide): string {
+  const sections = guide.headings.filter((h) => h.level === 2);
+  const toc = sections.length
+    ? `<nav class="guide-toc" aria-label="On this page"><strong>On this page</strong><ul>${sections
+        .map((h) => `<li><a href="#${h.id}">${escapeHtml(h.text)}</a></li>`)
+        .join("")}</ul></nav>`
+    : "";
+  return `<article class="guide">${toc}${guide.html}</article>`;
+}
+
+const NOT_FOUND = `<div class="not-found">
+  <p class="code-404">404</p>
+  <h1>This page is not part of the site</h1>
+  <p>The address may be mistyped, or the page moved. The header above reaches every page, and the search finds
+  guides, operations, webhook events and gaps.</p>
+  <p><a href="/index.html">Back to the overview</a></p>
+</div>`;
+
+/** Build the whole site (overview, reference, webhooks, gaps, guides, changelog, 404, search index) into outDir. */
 export async function buildSite(options: BuildOptions = DEFAULT_BUILD): Promise<BuildResult> {
   const openapi = readJson(options.openapiPath, "The OpenAPI bundle");
   const asyncapi = existsSync(options.asyncapiPath)
     ? readJson(options.asyncapiPath, "The AsyncAPI bundle")
     : null;
-  const files: Record<string, string> = {};
+  const guides = readGuides(options.guidesDir ?? fromRoot("docs"));
+  const changelogPath = options.changelogPath ?? fromRoot("CHANGELOG.md");
+  const changelog = renderChangelog(existsSync(changelogPath) ? readFileSync(changelogPath, "utf8") : "");
+  const pages: SitePage[] = [...MAIN_PAGES, ...guides.map((g) => g.page)];
+  const files = new Map<string, string>();
+  const page = (file: string, title: string, content: string, root?: string): void => {
+    files.set(file, renderPage({ file, title, content, notice: NOTICE, pages, ...(root ? { root } : {}) }));
+  };
 
   const openapiGaps = collectGaps(openapi);
   let asyncapiGaps: GapMark[] | null = null;
@@ -74,6 +119,22 @@ export async function buildSite(options: BuildOptions = DEFAULT_BUILD): Promise<
   } else {
     webhooks = `<h1>Webhooks</h1><p class="notice">The AsyncAPI bundle <code>generated/asyncapi.json</code> does not exist yet, so the webhook events cannot be listed. Build the contract and run <code>npm run docs</code> again.</p>`;
   }
+  const gapSources: GapSource[] = [
+    {
+      title: "HTTP API (OpenAPI)",
+      file: "generated/openapi.json",
+      kind: "openapi",
+      document: openapi,
+      marks: openapiGaps,
+    },
+    {
+      title: "Webhooks (AsyncAPI)",
+      file: "generated/asyncapi.json",
+      kind: "asyncapi",
+      document: asyncapi,
+      marks: asyncapiGaps,
+    },
+  ];
 
   const operations = operationsOf(openapi).length;
   const lifecycle = await renderDiagram(readSiteSource("lifecycle.dot"), "Biometric verification lifecycle");
@@ -89,48 +150,72 @@ export async function buildSite(options: BuildOptions = DEFAULT_BUILD): Promise<
     "docs/site/index.html",
   );
 
-  files["index.html"] = renderPage({
-    file: "index.html",
-    title: "Overview",
-    content: landing,
-    notice: NOTICE,
+  page("index.html", "Overview", landing);
+  page("webhooks.html", "Webhooks", webhooks);
+  page("gaps.html", "Gaps", renderGapsContent(gapSources));
+  page("changelog.html", "Changelog", changelog.html);
+  const signature = await renderSignatureExample();
+  for (const guide of guides)
+    page(
+      guide.page.file,
+      guide.title,
+      guideContent(guide).replace(SIGNATURE_PLACEHOLDER, () => signature),
+    );
+  // Answered at any depth by a server, so its links start at the site's root and its styles are inlined.
+  files.set(
+    "404.html",
+    renderPage({
+      file: "404.html",
+      title: "Page not found",
+      content: NOT_FOUND,
+      notice: NOTICE,
+      pages,
+      root: "/",
+    }).replace(
+      /<link rel="stylesheet" href="\/assets\/([\w.-]+\.css)">/g,
+      (_all, name: string) => `<style>\n${readSiteSource(name)}\n</style>`,
+    ),
+  );
+  files.set(
+    "api.html",
+    buildApiReference(
+      referenceBundle(openapi),
+      renderHeader(pages, "api.html"),
+      "Identity Verification Service API reference",
+    ).replace(/^(<!DOCTYPE html>)/i, `$1\n<!-- ${escapeHtml(NOTICE)} -->`),
+  );
+  files.set("assets/lifecycle.svg", `<!-- ${escapeHtml(NOTICE)} -->\n${lifecycle}\n`);
+  for (const asset of ASSETS) files.set(`assets/${asset}`, readSiteSource(asset));
+  const index = buildSearchIndex({
+    openapi,
+    guides,
+    messages: asyncapi ? listMessages(asyncapi) : [],
+    gapGroups: gapSources.flatMap(groupGaps),
+    changelog: changelog.headings,
   });
-  files["webhooks.html"] = renderPage({
-    file: "webhooks.html",
-    title: "Webhooks",
-    content: webhooks,
-    notice: NOTICE,
-  });
-  files["gaps.html"] = renderPage({
-    file: "gaps.html",
-    title: "Gaps",
-    notice: NOTICE,
-    content: renderGapsContent([
-      { title: "HTTP API (OpenAPI)", file: "generated/openapi.json", marks: openapiGaps },
-      { title: "Webhooks (AsyncAPI)", file: "generated/asyncapi.json", marks: asyncapiGaps },
-    ]),
-  });
-  files["api.html"] = buildApiReference(options.openapiPath)
-    .replace(/^(<!DOCTYPE html>)/i, `$1\n<!-- ${escapeHtml(NOTICE)} -->`)
-    // An empty icon stops the browser asking the server for /favicon.ico (a 404 in the console).
-    .replace(/<head>/i, '<head>\n  <link rel="icon" href="data:,">');
-  files["assets/lifecycle.svg"] = `<!-- ${escapeHtml(NOTICE)} -->\n${lifecycle}\n`;
-  for (const asset of ASSETS) files[`assets/${asset}`] = readSiteSource(asset);
+  files.set("assets/search-index.json", JSON.stringify(index));
+  files.set(
+    ROUTES_FILE,
+    `${JSON.stringify({ page: "api.html", prefixes: referenceRoutePrefixes(openapi) }, null, 2)}\n`,
+  );
 
   // api.html was checked by buildApiReference, with the rewrite to add when it fails.
-  for (const [name, content] of Object.entries(files)) {
+  for (const [name, content] of files) {
     if (name.endsWith(".html") && name !== "api.html") {
       const loads = findExternalLoads(content);
       if (loads.length)
         throw new Error(`${name} would load ${loads.map((l) => l.url).join(", ")} from the network`);
     }
   }
-  mkdirSync(join(options.outDir, "assets"), { recursive: true });
-  for (const [name, content] of Object.entries(files)) writeFileSync(join(options.outDir, name), content);
+  for (const [name, content] of files) {
+    mkdirSync(dirname(join(options.outDir, name)), { recursive: true });
+    writeFileSync(join(options.outDir, name), content);
+  }
 
   return {
-    files: Object.keys(files),
+    files: [...files.keys()],
     operations,
+    guides: guides.map((g) => g.name),
     gaps: { openapi: openapiGaps.length, asyncapi: asyncapiGaps?.length ?? null },
     ...(asyncapi
       ? {}

@@ -100,14 +100,3 @@ export function describePointer(document: Json, tokens: string[]): string {
 export function pointerTokens(pointer: string): string[] {
   return pointer === "" ? [] : pointer.slice(1).split("/").map(unescapeToken);
 }
-
-/** Marks grouped by the document's words, in order of first appearance: one gap, many places. */
-export function groupByQuote(marks: GapMark[]): { quote: string; marks: GapMark[] }[] {
-  const groups = new Map<string, GapMark[]>();
-  for (const mark of marks) {
-    const list = groups.get(mark.quote) ?? [];
-    list.push(mark);
-    groups.set(mark.quote, list);
-  }
-  return [...groups].map(([quote, list]) => ({ quote, marks: list }));
-}

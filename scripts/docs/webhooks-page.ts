@@ -50,7 +50,7 @@ export function renderWebhooksContent(document: Json): string {
     `<h1>${escapeHtml(info.title ?? "Webhooks")} <span class="version">${escapeHtml(info.version ?? "")}</span></h1>`,
     `<div class="lead">${inlineMarkdown(info.description)}</div>`,
     renderGapMarks(info),
-    renderOverview(messages),
+    renderContents(document, messages),
     renderServers(document),
     ...Object.entries<Json>(document.channels ?? {}).map(([id, channel]) =>
       renderChannel(document, id, resolveRef(document, channel), messages, expanded),
@@ -61,15 +61,32 @@ export function renderWebhooksContent(document: Json): string {
   return parts.filter(Boolean).join("\n");
 }
 
-function renderOverview(messages: WebhookMessage[]): string {
-  const rows = messages
-    .map(
-      (m) =>
-        `<tr><td><a href="#${m.anchor}"><code>${escapeHtml(m.name)}</code></a></td><td>${escapeHtml(m.channelId || "(no channel)")}</td><td>${escapeHtml(m.message?.summary ?? m.message?.title ?? "")}</td></tr>`,
-    )
-    .join("");
-  return `<section id="events"><h2>Events</h2>
-    <table><thead><tr><th>Event</th><th>Channel</th><th>Summary</th></tr></thead><tbody>${rows}</tbody></table></section>`;
+/** The table of contents: an anchor per channel and per event, then the shared sections. */
+function renderContents(document: Json, messages: WebhookMessage[]): string {
+  const events = (channelId: string): string =>
+    messages
+      .filter((m) => m.channelId === channelId)
+      .map(
+        (m) =>
+          `<li><a href="#${m.anchor}"><code>${escapeHtml(m.name)}</code></a>${m.message?.summary ? ` ${escapeHtml(m.message.summary)}` : ""}</li>`,
+      )
+      .join("");
+  const channels = Object.entries<Json>(document.channels ?? {}).map(([id, raw]) => {
+    const channel = resolveRef(document, raw);
+    return `<li><a href="#${slug(`channel-${id}`)}">${escapeHtml(channel?.title ?? id)}</a><ul>${events(id)}</ul></li>`;
+  });
+  const others = events("");
+  const tail = [
+    ...(others ? [`<li><a href="#other-messages">Messages in no channel</a><ul>${others}</ul></li>`] : []),
+    ...(Object.keys(document.servers ?? {}).length
+      ? ['<li><a href="#servers">Receiver servers</a></li>']
+      : []),
+    ...(Object.keys(document.components?.securitySchemes ?? {}).length
+      ? ['<li><a href="#security">Security schemes</a></li>']
+      : []),
+  ];
+  return `<nav class="webhook-toc" id="events" aria-label="Contents"><strong>Contents</strong> <span class="meta">(${messages.length} events; payloads are folded: open one to read it)</span>
+    <ul>${[...channels, ...tail].join("")}</ul></nav>`;
 }
 
 function renderServers(document: Json): string {
@@ -158,12 +175,17 @@ function renderMessage(document: Json, entry: WebhookMessage, expanded: Expanded
     ${inlineMarkdown(m.description)}
     ${(m.contentType ?? document.defaultContentType) ? `<p class="meta">Content type <code>${escapeHtml(m.contentType ?? document.defaultContentType)}</code></p>` : ""}
     ${renderGapMarks(m)}${renderExtensions(m)}
-    ${m.headers ? renderSchemaTable(document, m.headers, "Headers", expanded) : ""}
-    ${m.payload ? renderSchemaTable(document, m.payload, "Payload", expanded) : ""}
+    ${m.headers ? folded("Headers", renderSchemaTable(document, m.headers, "Headers", expanded)) : ""}
+    ${m.payload ? folded("Payload", renderSchemaTable(document, m.payload, "Payload", expanded)) : ""}
     ${m.correlationId ? `<p class="meta">Correlation id: <code>${escapeHtml(resolveRef(document, m.correlationId)?.location ?? "")}</code></p>` : ""}
     ${renderBindings(m.bindings)}
     ${examples.map(renderExample).join("")}
   </article>`;
+}
+
+/** A member table folded under its name: the page lists many long payloads. */
+function folded(name: string, table: string): string {
+  return `<details class="payload"><summary>${escapeHtml(name)}</summary>${table}</details>`;
 }
 
 /** One message example; short ones show at once, long ones (a full biometric result) fold. */

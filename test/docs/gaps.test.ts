@@ -1,7 +1,8 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { collectGaps, describePointer, groupByQuote, pointerTokens } from "../../scripts/docs/gaps.js";
-import { renderGapsContent } from "../../scripts/docs/gaps-page.js";
+import { collectGaps, describePointer, pointerTokens } from "../../scripts/docs/gaps.js";
+import { groupGaps, renderGapsContent } from "../../scripts/docs/gaps-page.js";
+import { renderWebhooksContent } from "../../scripts/docs/webhooks-page.js";
 import { fromRoot } from "../../scripts/lib/paths.js";
 import { loadOpenApi } from "../support/contract.js";
 
@@ -67,30 +68,67 @@ describe("collectGaps", () => {
 });
 
 describe("the gaps page", () => {
-  it("groups marks by the document's words, in order of first appearance", () => {
-    const marks = collectGaps(loadOpenApi());
-    const groups = groupByQuote(marks);
-    expect(groups.reduce((n, g) => n + g.marks.length, 0)).toBe(marks.length);
-    expect(new Set(groups.map((g) => g.quote)).size).toBe(groups.length);
-    expect(groups[0]?.quote).toBe(marks[0]?.quote);
+  const openapi = loadOpenApi();
+  const asyncapi = JSON.parse(readFileSync(fromRoot("generated/asyncapi.json"), "utf8"));
+
+  it("puts every mark in exactly one group, and each operation's marks under a link to that operation", () => {
+    const marks = collectGaps(openapi);
+    const groups = groupGaps({ title: "A", file: "a.json", kind: "openapi", document: openapi, marks });
+    expect(groups.flatMap((g) => g.marks).sort((a, b) => a.pointer.localeCompare(b.pointer))).toEqual(
+      [...marks].sort((a, b) => a.pointer.localeCompare(b.pointer)),
+    );
+    for (const group of groups) {
+      for (const mark of group.marks) {
+        const [head, path, method] = pointerTokens(mark.pointer);
+        if (head !== "paths" || !path || !method) continue;
+        const op = openapi.paths[path][method];
+        const tag = String(op.tags[0])
+          .toLowerCase()
+          .replace(/[^a-z0-9]+/g, "-");
+        expect(group.links[0]?.href, mark.pointer).toBe(`api.html#/${tag}/${op.operationId.toLowerCase()}`);
+      }
+    }
+    // A shared schema's marks link to the operations that use it.
+    const eddCase = groups.find((g) => g.title === "Schema EddCase");
+    expect(eddCase?.links.map((l) => l.href)).toContain("api.html#/edd-cases/geteddcase");
   });
 
-  it("shows each quote once, every choice, and says when a contract is not built", () => {
+  it("links every webhook mark to an anchor that the webhooks page has", () => {
+    const marks = collectGaps(asyncapi);
+    const page = renderWebhooksContent(asyncapi);
+    const groups = groupGaps({ title: "W", file: "w.json", kind: "asyncapi", document: asyncapi, marks });
+    expect(groups.reduce((n, g) => n + g.marks.length, 0)).toBe(marks.length);
+    for (const link of groups.flatMap((g) => g.links)) {
+      const anchor = link.href.split("#")[1];
+      if (anchor) expect(page, link.href).toContain(`id="${anchor}"`);
+    }
+  });
+
+  it("escapes the document's words, shows every choice, and says when a contract is not built", () => {
     const html = renderGapsContent([
       {
         title: "A",
         file: "a.json",
+        kind: "openapi",
+        document: { paths: { "/x": { get: { operationId: "getX", tags: ["T"] } } } },
         marks: [
-          { quote: "Same <words>", choice: "first", pointer: "/x", where: "x" },
-          { quote: "Same <words>", choice: "second", pointer: "/y", where: "y" },
+          { quote: "Same <words>", choice: "first", pointer: "/paths/~1x/get", where: "GET /x" },
+          {
+            quote: "Same <words>",
+            choice: "second",
+            pointer: "/paths/~1x/get/responses",
+            where: "GET /x › responses",
+          },
         ],
       },
-      { title: "B", file: "b.json", marks: null },
+      { title: "B", file: "b.json", kind: "asyncapi", document: null, marks: null },
     ]);
-    expect(html.match(/<blockquote>Same &lt;words&gt;<\/blockquote>/g)).toHaveLength(1);
+    expect(html.match(/<q>Same &lt;words&gt;<\/q>/g)).toHaveLength(2);
+    expect(html).not.toContain("<words>");
+    expect(html).toContain('<a class="gap-place" href="api.html#/t/getx">GET /x</a>');
     expect(html).toContain("first");
     expect(html).toContain("second");
-    expect(html).toContain("all 2 marks");
+    expect(html).toContain("2 of 2 marks");
     expect(html).toContain("<code>b.json</code> does not exist yet");
   });
 });
