@@ -41,6 +41,8 @@ export interface BiometricRecord {
 export interface BiometricContext {
   now(): number;
   after(ms: number, kind: string, ref: string): void;
+  /** Schedule at a virtual time (a retry on the schedule of the timer before it). */
+  at(at: number, kind: string, ref: string): void;
   cancel(kind: string, ref: string): void;
   /** Send a biometric webhook event (validated against the AsyncAPI contract first). */
   emit(
@@ -272,8 +274,8 @@ export class BiometricLifecycle {
     return record;
   }
 
-  /** Run one of this lifecycle's timers. */
-  onTimer(kind: string, id: string): void {
+  /** Run one of this lifecycle's timers, due at `dueAt` (virtual ms; the clock may be past it). */
+  onTimer(kind: string, id: string, dueAt: number): void {
     const record = this.records.get(id);
     if (!record || !LIVE.includes(record.state)) return;
     switch (kind) {
@@ -299,7 +301,8 @@ export class BiometricLifecycle {
           null,
           "A data source is still unavailable; the verification will be retried.",
         );
-        this.ctx.after(PENDING_RETRY_MS, TIMERS.pendingRetry, id);
+        // On the schedule, not from now: an advanced clock runs every retry of the window in turn.
+        this.ctx.at(dueAt + PENDING_RETRY_MS, TIMERS.pendingRetry, id);
         return;
       case TIMERS.journey:
         return this.journeyStep(record);

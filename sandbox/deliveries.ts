@@ -86,6 +86,8 @@ export class DeliveryQueue {
   readonly deliveries = new Map<string, Delivery>();
   private readonly waiting = new Map<string, Delivery[]>();
   private readonly inFlight = new Map<string, number>();
+  /** Receiver and subject pairs with an attempt in flight. */
+  private readonly busy = new Set<string>();
   private readonly controllers = new Set<AbortController>();
   private readonly timeoutMs: number;
   private closed = false;
@@ -201,9 +203,15 @@ export class DeliveryQueue {
   private pump(receiverId: string): void {
     const queue = this.waiting.get(receiverId);
     while (queue && queue.length > 0 && (this.inFlight.get(receiverId) ?? 0) < PER_RECEIVER) {
-      const delivery = queue.shift() as Delivery;
+      // Events about one record go one at a time, in order: a receiver sees created before completed.
+      const index = queue.findIndex((d) => !this.busy.has(`${receiverId}\n${d.subject}`));
+      if (index < 0) break;
+      const [delivery] = queue.splice(index, 1) as [Delivery];
+      const subjectKey = `${receiverId}\n${delivery.subject}`;
+      this.busy.add(subjectKey);
       this.inFlight.set(receiverId, (this.inFlight.get(receiverId) ?? 0) + 1);
       void this.attempt(delivery).finally(() => {
+        this.busy.delete(subjectKey);
         this.inFlight.set(receiverId, (this.inFlight.get(receiverId) ?? 1) - 1);
         this.pump(receiverId);
       });

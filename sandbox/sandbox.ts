@@ -72,6 +72,7 @@ export class Sandbox {
       {
         now: () => this.clock.now(),
         after: (ms, kind, ref) => void this.clock.after(ms, kind, ref),
+        at: (at, kind, ref) => void this.clock.at(at, kind, ref),
         cancel: (kind, ref) => this.clock.cancel(kind, ref),
         emit: (record, event, verification, message) =>
           this.emitBiometric(record, event, verification, message),
@@ -179,7 +180,7 @@ export class Sandbox {
     try {
       if (timer.kind === "delivery") this.queue.due(timer.ref);
       else if (Object.values(TIMERS).includes(timer.kind as never))
-        this.biometric.onTimer(timer.kind, timer.ref);
+        this.biometric.onTimer(timer.kind, timer.ref, timer.at);
     } catch (error) {
       // A timer never ends the process; the kind says what failed, never a value.
       this.options.contractViolation?.(`timer ${timer.kind} failed: ${(error as Error)?.name ?? "error"}`);

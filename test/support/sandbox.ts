@@ -1,0 +1,138 @@
+// Helpers of the sandbox's tests: a sandbox on a free port with its deliveries recorded, a receiver
+// that records what it gets and answers as told, and the conformance checks over both.
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createConformanceChecker, createWebhookChecker, type EntryResult } from "../../conformance/index.js";
+import { createSandboxControl } from "../../sandbox/index.js";
+import { type RunningSandbox, type StartOptions, startSandbox } from "../../sandbox/start.js";
+import { createClient, type IdvClient } from "../../src/index.js";
+import { recordingFetch } from "./har-recorder.js";
+
+export const CREDENTIALS = { apiKey: "sbx-test-key", secret: "sbx-test-secret" };
+
+/** A request a receiver got. */
+export interface Received {
+  method: string;
+  path: string;
+  headers: IncomingHttpHeaders;
+  body: string;
+  /** Real time it arrived (Date.now()). */
+  at: number;
+}
+
+/** A receiver that records every request and answers with `status()` (200 unless told), or never. */
+export async function startRecorder(status: () => number | "hang" = () => 200) {
+  const received: Received[] = [];
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", () => {
+      received.push({
+        method: req.method ?? "",
+        path: req.url ?? "",
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString("utf8"),
+        at: Date.now(),
+      });
+      const s = status();
+      if (s !== "hang") res.writeHead(s).end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    url,
+    received,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** A sandbox on a free port, fast journeys, its client traffic and deliveries recorded. */
+export async function startTestSandbox(options: StartOptions = {}) {
+  const deliveries: { url: string; headers: Record<string, string>; body: string }[] = [];
+  const lines: string[] = [];
+  const running: RunningSandbox = await startSandbox({
+    port: 0,
+    credentials: CREDENTIALS,
+    journeyDelayMs: 100,
+    deliveryTimeoutMs: 1000,
+    log: (line) => lines.push(line),
+    observeDelivery: (delivery, receiver) =>
+      deliveries.push({ url: receiver.url, headers: delivery.headers, body: delivery.body }),
+    ...options,
+  });
+  const recorder = recordingFetch();
+  const client: IdvClient = createClient({
+    baseUrl: running.url,
+    ...CREDENTIALS,
+    fetch: recorder.fetch,
+    runtime: "server",
+    retry: false,
+  });
+  return { running, client, recorder, deliveries, lines, control: createSandboxControl(running.url) };
+}
+
+/** Every HTTP entry that breaks the contract (empty when all conform). */
+export async function trafficViolations(har: object): Promise<EntryResult[]> {
+  const dir = mkdtempSync(join(tmpdir(), "sbx-har-"));
+  const file = join(dir, "traffic.har");
+  writeFileSync(file, JSON.stringify(har));
+  const failing: EntryResult[] = [];
+  for await (const r of createConformanceChecker().checkFile(file, "har")) if (!r.ok) failing.push(r);
+  return failing;
+}
+
+/** The deliveries as NDJSON lines the webhook checker reads. */
+export function deliveriesNdjson(
+  deliveries: { url: string; headers: Record<string, string>; body: string }[],
+): string {
+  return deliveries
+    .map((d) =>
+      JSON.stringify({
+        request: {
+          method: "POST",
+          url: d.url,
+          headers: Object.fromEntries(Object.entries(d.headers).map(([k, v]) => [k.toLowerCase(), v])),
+          body: d.body,
+        },
+      }),
+    )
+    .join("\n");
+}
+
+/** Every delivery that breaks the AsyncAPI contract (empty when all conform). */
+export async function deliveryViolations(
+  deliveries: { url: string; headers: Record<string, string>; body: string }[],
+): Promise<EntryResult[]> {
+  const dir = mkdtempSync(join(tmpdir(), "sbx-deliveries-"));
+  const file = join(dir, "deliveries.ndjson");
+  writeFileSync(file, deliveriesNdjson(deliveries));
+  const checker = await createWebhookChecker();
+  const failing: EntryResult[] = [];
+  for await (const r of checker.checkFile(file, "ndjson"))
+    if (!r.ok || r.warnings.length > 0) failing.push(r);
+  return failing;
+}
+
+/** Wait until `check` is true (polling every 20 ms, up to `ms`). */
+export async function until(check: () => boolean, ms = 5000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > end) throw new Error("condition not met in time");
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+/** The biometric events a recorder got, in order, as `event` names. */
+export const eventsOf = (received: Received[], transactionId?: string): string[] =>
+  received
+    .map((r) => JSON.parse(r.body) as { event?: string; transaction_id?: string })
+    .filter((b) => transactionId === undefined || b.transaction_id === transactionId)
+    .map((b) => b.event ?? "");
