@@ -281,7 +281,8 @@ export class ExchangeChecker {
     const schema = this.resolvedSchema(media);
     const properties: Record<string, Json> = schema.properties ?? {};
     // Part names are input: only the schema's own members count, never what its prototype has.
-    const describedPart = (name: string): Json => (Object.hasOwn(properties, name) ? properties[name] : undefined);
+    const describedPart = (name: string): Json =>
+      Object.hasOwn(properties, name) ? properties[name] : undefined;
     const closed = schema.unevaluatedProperties === false || schema.additionalProperties === false;
     for (const name of schema.required ?? []) {
       if (!parts.some((p) => p.name === name)) {

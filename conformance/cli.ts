@@ -124,7 +124,9 @@ async function runChecks(argv: string[], io: CliIo): Promise<number> {
   try {
     args = parse(argv);
   } catch (error) {
-    io.stderr.write(`idv-conformance: ${error instanceof Error ? error.message : String(error)}\n\n${USAGE}\n`);
+    io.stderr.write(
+      `idv-conformance: ${error instanceof Error ? error.message : String(error)}\n\n${USAGE}\n`,
+    );
     return 2;
   }
   if (args.help) {
@@ -154,9 +156,7 @@ async function runChecks(argv: string[], io: CliIo): Promise<number> {
   const out: Writable = args.out ? await openOut(args.out) : io.stdout;
   await reporter.finish(summary, out);
   if (args.out)
-    await new Promise<void>((resolve, reject) =>
-      out.end((e?: Error | null) => (e ? reject(e) : resolve())),
-    );
+    await new Promise<void>((resolve, reject) => out.end((e?: Error | null) => (e ? reject(e) : resolve())));
   return summary.failed > 0 ? 1 : 0;
 }
 

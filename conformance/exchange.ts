@@ -78,7 +78,8 @@ function cannotBeJson(text: string): boolean {
 }
 
 // JSON text is UTF-8 (RFC 8259 §8.1): bytes that are not are not JSON, rather than U+FFFD in disguise.
-const utf8 = new TextDecoder("utf-8", { fatal: true });
+// Made on first use: constructing a decoder loads ICU, which start-up does not need.
+let utf8: TextDecoder | undefined;
 
 /** The JSON value of a body, or NOT_JSON when it does not parse (or its bytes are not UTF-8). */
 export function parseJson(body: RecordedBody): unknown {
@@ -88,6 +89,7 @@ export function parseJson(body: RecordedBody): unknown {
   if (body.kind === "text") text = body.text;
   else {
     try {
+      utf8 ??= new TextDecoder("utf-8", { fatal: true });
       text = utf8.decode(body.bytes);
     } catch {
       return NOT_JSON;

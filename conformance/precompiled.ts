@@ -28,7 +28,7 @@ export async function loadPrecompiled(document: Json): Promise<SchemaCompiler | 
   const { validators } = module;
   return {
     validator(schemaPointer) {
-      const fn = validators[schemaPointer];
+      const fn = Object.hasOwn(validators, schemaPointer) ? validators[schemaPointer] : undefined;
       if (!fn) throw new Error(`no generated validator for ${schemaPointer}: run npm run build:conformance`);
       return fn;
     },

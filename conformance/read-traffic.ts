@@ -136,7 +136,8 @@ async function* readLines(file: string): AsyncGenerator<Buffer> {
     if (start < chunk.length) {
       rest.push(chunk.subarray(start));
       restBytes += chunk.length - start;
-      if (restBytes > MAX_LINE_BYTES) throw new InputError(where, `has a line longer than ${MAX_LINE_BYTES} bytes`);
+      if (restBytes > MAX_LINE_BYTES)
+        throw new InputError(where, `has a line longer than ${MAX_LINE_BYTES} bytes`);
     }
   }
   if (restBytes > 0) yield Buffer.concat(rest);

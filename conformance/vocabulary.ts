@@ -25,7 +25,17 @@ const COMMON_MEDIA_TYPES = [
 ];
 
 /** Methods a report may name; any other recorded method is shown as OTHER_METHOD. */
-const HTTP_METHODS = new Set(["GET", "PUT", "POST", "DELETE", "OPTIONS", "HEAD", "PATCH", "TRACE", "CONNECT"]);
+const HTTP_METHODS = new Set([
+  "GET",
+  "PUT",
+  "POST",
+  "DELETE",
+  "OPTIONS",
+  "HEAD",
+  "PATCH",
+  "TRACE",
+  "CONNECT",
+]);
 
 /** The word shown for a recorded method that is not a standard one. */
 export const OTHER_METHOD = "(other method)";
@@ -40,10 +50,16 @@ const INDEX = /^(0|[1-9][0-9]{0,5})$/;
 export class Vocabulary {
   private readonly words = new Set<string>(STRUCTURAL);
   private readonly mediaTypes = new Set<string>(COMMON_MEDIA_TYPES);
+  private collected = false;
 
-  /** Collect the names an OpenAPI or AsyncAPI document writes (iteratively: a `--spec` is input too). */
-  constructor(document: Json) {
-    const stack: Json[] = [document];
+  /** @param document an OpenAPI or AsyncAPI document; its names are collected when first needed */
+  constructor(private readonly document: Json) {}
+
+  /** Collect the names the document writes, once (iteratively: a `--spec` is input too). */
+  private collect(): void {
+    if (this.collected) return;
+    this.collected = true;
+    const stack: Json[] = [this.document];
     const seen = new Set<object>();
     while (stack.length > 0) {
       const node = stack.pop();
@@ -75,6 +91,7 @@ export class Vocabulary {
   /** A JSON pointer with every token the contract does not write (nor an array index) redacted. */
   pointer(pointer: string): string {
     if (pointer === "") return pointer;
+    this.collect();
     const tokens = pointer.split("/");
     for (let i = 1; i < tokens.length; i++) {
       const token = tokens[i] as string;
@@ -86,6 +103,7 @@ export class Vocabulary {
   /** A recorded media type essence, or a stand-in when the contract and common traffic do not name it. */
   mediaType(essence: string | undefined): string {
     if (essence === undefined) return "(unreadable)";
+    this.collect();
     return this.mediaTypes.has(essence) ? essence : "(an unlisted media type)";
   }
 }
