@@ -40,6 +40,18 @@ describe("over real HTTP with Node's fetch", () => {
     expect(request?.headers["svc-secret"]).toBeUndefined();
   });
 
+  it("signs a lone surrogate as the U+FFFD bytes fetch sends for it", async () => {
+    const client = createClient({ ...BASE, baseUrl });
+    await client.POST("/api/v4/pep_checks", {
+      body: { reference: "r", firstname: "A", lastname: "B", date_of_birth: "02/03/1990" },
+      // JSON.stringify escapes a lone surrogate; a serializer of the caller's may not.
+      bodySerializer: () => '{"reference":"half \ud800 pair"}',
+    });
+    const request = received.at(-1);
+    expect(request?.body.includes(Buffer.from("half \ufffd pair"))).toBe(true);
+    expect(request && valid(request)).toBe(true);
+  });
+
   it("signs exactly the multipart bytes the server receives", async () => {
     const client = createClient({ ...BASE, baseUrl });
     await client.upload("post", "/api/v4/outsource_cases/{id}/upload", {

@@ -1,6 +1,9 @@
 import { createHmac } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { createHmacSigner, encodeDigest } from "../../src/client/signer.js";
+import { readFileSync } from "node:fs";
+import { createHmacSigner } from "../../src/client/signer.js";
+import { createClient } from "../../src/index.js";
+import { recordingFetch } from "./recorder.js";
 
 const encoder = new TextEncoder();
 const DATE = "2026-11-22T09:30:00.000Z";
@@ -89,14 +92,6 @@ describe("the default signer", () => {
   });
 });
 
-describe("digest encoding", () => {
-  it("encodes digests as hex and base64", () => {
-    const digest = new Uint8Array([0, 1, 254, 255]);
-    expect(encodeDigest(digest, "hex")).toBe("0001feff");
-    expect(encodeDigest(digest, "base64")).toBe(Buffer.from([0, 1, 254, 255]).toString("base64"));
-  });
-});
-
 describe("the default signer's date", () => {
   it("signs each request with its own date when dates change and come back", () => {
     const sign = createHmacSigner("test-secret-0001");
@@ -105,5 +100,50 @@ describe("the default signer's date", () => {
       const want = createHmac("sha256", "test-secret-0001").update(date).update(body).digest("hex");
       expect(sign({ date, body, method: "POST", url: "https://idv.test/x" })).toBe(want);
     }
+  });
+});
+
+// The worked example of docs/client.md, for integrators in other languages. Computed independently with:
+// printf '%s%s' "$DATE" "$BODY" | openssl dgst -sha256 -hmac "$SECRET" [-binary | base64]
+const EXAMPLE = {
+  secret: "example-secret",
+  date: "2026-11-22T09:30:00.000Z",
+  body: '{"reference":"onboarding-3108-pep","firstname":"Aroha","lastname":"Tipene","date_of_birth":"14/03/1985"}',
+  hex: "130235cabc68cd8220925bc9076bd17d9cfbb74d8d75a341918be76144840e84",
+  base64: "EwI1yrxozYIgklvJB2vRfZz7t02NdaNBkYvnYUSEDoQ=",
+  emptyHex: "4a2f8760466a99cf87362ae3cdebccb5e1fbe4bb9363e4539d79e028b6e3c5fb",
+  emptyBase64: "Si+HYEZqmc+HNirjzevMteH75LuTY+RTnXngKLbjxfs=",
+};
+
+describe("the worked signature example", () => {
+  it.each([
+    ["hex", EXAMPLE.body, EXAMPLE.hex],
+    ["base64", EXAMPLE.body, EXAMPLE.base64],
+    ["hex", "", EXAMPLE.emptyHex],
+    ["base64", "", EXAMPLE.emptyBase64],
+  ] as const)("signs as openssl does (%s, body of %#)", (encoding, body, want) => {
+    const sign = createHmacSigner(EXAMPLE.secret, encoding);
+    expect(sign({ date: EXAMPLE.date, body: encoder.encode(body), method: "POST", url: "https://x/" })).toBe(
+      want,
+    );
+  });
+
+  it("is what the client sends for that body at that date", async () => {
+    const { fetch, sent } = recordingFetch();
+    const client = createClient({
+      baseUrl: "https://idv.test",
+      apiKey: "k",
+      secret: EXAMPLE.secret,
+      fetch,
+      now: () => new Date(EXAMPLE.date),
+    });
+    await client.POST("/api/v4/pep_checks", { body: JSON.parse(EXAMPLE.body) });
+    expect(new TextDecoder().decode(sent[0]?.body)).toBe(EXAMPLE.body);
+    expect(sent[0]?.headers.get("Svc-Signature")).toBe(EXAMPLE.hex);
+  });
+
+  it("is the example docs/client.md shows, value for value", () => {
+    const docs = readFileSync(new URL("../../docs/client.md", import.meta.url), "utf8");
+    for (const value of Object.values(EXAMPLE)) if (value) expect(docs).toContain(value);
   });
 });
