@@ -394,7 +394,7 @@ export interface components {
         Attempt: {
             /**
              * Format: date-time
-             * @description Virtual time of the attempt.
+             * @description The virtual time the attempt was due.
              */
             at: string;
             /** @description The receiver's status code; null when none came. */

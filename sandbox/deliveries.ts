@@ -20,7 +20,7 @@ export interface Receiver {
   created_at: string;
 }
 
-/** One try of a delivery. `status` is null when no answer came (error says why, never a value). */
+/** One try of a delivery, at the virtual time it was due. `status` is null when no answer came (error says why). */
 export interface Attempt {
   at: string;
   status: number | null;
@@ -227,7 +227,8 @@ export class DeliveryQueue {
       return;
     }
     const started = performance.now();
-    const at = this.iso();
+    // The time it was due: after a jump of the clock, the schedule stays readable.
+    const at = new Date(scheduled).toISOString();
     let outcome: Attempt;
     const controller = new AbortController();
     this.controllers.add(controller);
