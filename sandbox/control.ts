@@ -40,7 +40,7 @@ export function describeControlBody(op: MockOperation, value: unknown): string |
     first.keyword === "required"
       ? ""
       : first.keyword === "additionalProperties"
-        ? ` has a member the control API does not take ("${String(params.additionalProperty).slice(0, 40)}")`
+        ? " has a member the control API does not take"
         : ` ${first.message ?? "is invalid"}`;
   return `Invalid request body: ${where}${why}.`;
 }

@@ -1,0 +1,86 @@
+// --state FILE: records, receivers, pending deliveries and timers survive a restart; the file is
+// written atomically, and a torn or foreign file is refused with a clear message, never emptied.
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { fromRoot } from "../../scripts/lib/paths.js";
+import { startSandbox } from "../../sandbox/start.js";
+import { StateFileError } from "../../sandbox/state-file.js";
+import { startRecorder, startTestSandbox, until } from "../support/sandbox.js";
+
+const dir = () => mkdtempSync(join(tmpdir(), "sbx-state-"));
+
+describe("--state FILE", () => {
+  it("keeps records, receivers, pending deliveries and timers across a restart", async () => {
+    const file = join(dir(), "state.json");
+    const dead = await startRecorder(() => 500);
+    const first = await startTestSandbox({ stateFile: file });
+    await first.control.addReceiver({ url: dead.url, auth: { scheme: "bearer", token: "t" } });
+    const pep = await first.client.POST("/api/v4/pep_checks", {
+      body: { reference: "kept", firstname: "A", lastname: "B", date_of_birth: "14/03/1985" },
+    });
+    const bio = await first.client.POST("/api/v2/send_text", { body: { reference: "kept-bio" } });
+    const id = bio.data?.transaction_id as string;
+    await until(() => dead.received.length === 1);
+    await first.running.close();
+
+    const second = await startTestSandbox({ stateFile: file });
+    try {
+      const pdf = await second.client.GET("/api/v4/pdf/pep_checks/{id}", {
+        params: { path: { id: pep.data?.id as number } },
+        parseAs: "arrayBuffer",
+      });
+      expect(pdf.response.status).toBe(200);
+      expect((await second.control.biometric.get(id)).state).toBe("created");
+      const [pending] = await second.control.deliveries({ subject: id, status: "pending" });
+      expect(pending?.attempts).toHaveLength(1);
+      // The saved retry timer still fires.
+      await second.control.advance("PT70S");
+      await until(() => dead.received.length === 2);
+      // The saved lifespan timer too.
+      await second.control.advance("P7D");
+      expect((await second.control.biometric.get(id)).state).toBe("archived");
+    } finally {
+      await second.running.close();
+      await dead.close();
+    }
+    expect(readdirSync(join(file, "..")).filter((f) => f.endsWith(".tmp"))).toEqual([]);
+  });
+
+  it("refuses a torn file with a clear message and leaves it as it was", async () => {
+    const file = join(dir(), "state.json");
+    const running = await startTestSandbox({ stateFile: file });
+    await running.client.POST("/api/v2/send_text", { body: { reference: "torn" } });
+    await running.running.close();
+    const whole = readFileSync(file, "utf8");
+    const torn = whole.slice(0, Math.floor(whole.length * 0.6));
+    writeFileSync(file, torn);
+    const error = await startSandbox({ port: 0, stateFile: file }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(StateFileError);
+    expect((error as Error).message).toMatch(/torn/);
+    expect((error as Error).message).toContain(file);
+    expect(readFileSync(file, "utf8")).toBe(torn);
+  });
+
+  it("refuses a file that is not a state file", async () => {
+    const file = join(dir(), "notes.txt");
+    writeFileSync(file, "shopping list\n");
+    await expect(startSandbox({ port: 0, stateFile: file })).rejects.toThrow(/is not a sandbox state file/);
+  });
+
+  it("the CLI exits 2 with one line naming the file", () => {
+    const file = join(dir(), "state.json");
+    writeFileSync(file, '{"format":"idv-sandbox-state","version":1,"sha256":"00"}\n{"clock');
+    const run = spawnSync(
+      process.execPath,
+      ["--import", "tsx", fromRoot("sandbox/cli.ts"), "--port", "0", "--state", file],
+      { encoding: "utf8", cwd: fromRoot(), timeout: 20_000 },
+    );
+    expect(run.status).toBe(2);
+    expect(run.stderr.trim().split("\n")).toHaveLength(1);
+    expect(run.stderr).toContain(file);
+    expect(run.stderr).toMatch(/torn or was edited/);
+  });
+});
