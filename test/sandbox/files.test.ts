@@ -1,0 +1,78 @@
+// The sandbox's own writers and parsers: PDFs whatever text they carry, zips unzip reads, durations.
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { parseDuration } from "../../sandbox/duration.js";
+import { renderPdf } from "../../sandbox/pdf.js";
+import { renderZip } from "../../sandbox/zip.js";
+import { pdfStructureProblems } from "../support/pdf.js";
+
+describe("renderPdf", () => {
+  it("is a sound PDF whatever the text (parentheses, backslashes, controls, any Unicode)", () => {
+    fc.assert(
+      fc.property(
+        fc.string({ unit: "binary", maxLength: 60 }),
+        fc.array(fc.string({ unit: "binary" }), { maxLength: 50 }),
+        (title, lines) => {
+          const pdf = renderPdf(title, lines).toString("latin1");
+          expect(pdfStructureProblems(pdf)).toEqual([]);
+          // Every string is balanced: an unescaped parenthesis would end it early.
+          expect(pdf.replace(/\\[()\\]/g, "").split("(").length).toBe(
+            pdf.replace(/\\[()\\]/g, "").split(")").length,
+          );
+        },
+      ),
+      { numRuns: 100 },
+    );
+  });
+
+  it("carries Latin-1 text as written", () => {
+    expect(renderPdf("Report", ["Name: Zoë (Müller)"]).toString("latin1")).toContain(
+      "(Name: Zo\\353 \\(M\\374ller\\))",
+    );
+  });
+});
+
+describe("renderZip", () => {
+  it("makes archives unzip -t passes, with every entry intact", () => {
+    const dir = mkdtempSync(join(tmpdir(), "sbx-zip-"));
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(fc.stringMatching(/^[a-z]{1,8}\.(pdf|txt)$/), fc.uint8Array({ maxLength: 4000 })), {
+          minLength: 1,
+          maxLength: 4,
+        }),
+        (files) => {
+          const unique = [...new Map(files).entries()];
+          const file = join(dir, "a.zip");
+          writeFileSync(file, renderZip(unique.map(([name, data]) => ({ name, data: Buffer.from(data) }))));
+          const run = spawnSync("unzip", ["-t", file], { encoding: "utf8" });
+          expect(run.status, run.stdout).toBe(0);
+          for (const [name, data] of unique) {
+            const out = spawnSync("unzip", ["-p", file, name]);
+            expect(Buffer.compare(out.stdout, Buffer.from(data))).toBe(0);
+          }
+        },
+      ),
+      { numRuns: 15 },
+    );
+  });
+});
+
+describe("parseDuration", () => {
+  it.each([
+    ["PT1H", 3_600_000],
+    ["P7D", 604_800_000],
+    ["PT90S", 90_000],
+    ["PT0.5S", 500],
+    ["P1W", 604_800_000],
+    ["P1DT2H3M4S", 93_784_000],
+  ])("%s is %d ms", (text, ms) => expect(parseDuration(text)).toBe(ms));
+
+  it.each(["", "P", "PT", "1H", "P1M", "P1Y", "PT-1H", "P1DT", "PT1H ", "P99999999D"])("refuses %j", (text) =>
+    expect(() => parseDuration(text)).toThrow(/duration must/),
+  );
+});
