@@ -1,7 +1,8 @@
 import { isUtf8 } from "node:buffer";
 import { createReadStream } from "node:fs";
-import { open, readFile } from "node:fs/promises";
+import { open } from "node:fs/promises";
 import type { Exchange } from "./exchange.js";
+import { harEntries } from "./har-stream.js";
 import { describeJsonError, InputError } from "./input-error.js";
 import {
   EntryError,
@@ -220,32 +221,40 @@ export function exchangeFromHar(entry: Raw, index: number): Exchange {
   return exchange;
 }
 
+/** A file's bytes; a read failure is an InputError naming the file. */
+async function* fileBytes(file: string): AsyncGenerator<Buffer> {
+  const chunks = openBytes(file)[Symbol.asyncIterator]();
+  while (true) {
+    let next: IteratorResult<Buffer>;
+    try {
+      next = await chunks.next();
+    } catch {
+      throw new InputError(sourceName(file), "cannot be read");
+    }
+    if (next.done) return;
+    yield next.value;
+  }
+}
+
+/** The exchanges of a HAR file, read as a stream: one entry in memory at a time. */
 async function* readHar(file: string): AsyncGenerator<Exchange> {
-  let bytes: Buffer;
-  try {
-    bytes = withoutBom(await readFile(file));
-  } catch {
-    throw new InputError(file, "cannot be read");
-  }
-  if (!isUtf8(bytes)) throw new InputError(file, "is not valid UTF-8; a HAR file is UTF-8 JSON");
-  let har: Raw;
-  try {
-    har = JSON.parse(bytes.toString("utf8"));
-  } catch (error) {
-    throw new InputError(file, `${describeJsonError(error)}; a HAR file is one JSON document`);
-  }
-  const entries = har?.log?.entries;
-  if (!Array.isArray(entries)) throw new InputError(file, "is not a HAR file: log.entries is missing");
-  for (let index = 0; index < entries.length; index++) {
+  const name = sourceName(file);
+  for await (const { index, bytes } of harEntries(fileBytes(file), name)) {
+    const where = `${name}: entry ${index}`;
+    if (!isUtf8(bytes)) throw new InputError(where, "is not valid UTF-8; a HAR file is UTF-8 JSON");
+    let entry: Raw;
+    try {
+      entry = JSON.parse(bytes.toString("utf8"));
+    } catch (error) {
+      throw new InputError(where, describeJsonError(error));
+    }
     let exchange: Exchange;
     try {
-      exchange = exchangeFromHar(entries[index], index);
+      exchange = exchangeFromHar(entry, index);
     } catch (error) {
-      if (error instanceof EntryError) throw new InputError(`${file}: entry ${index}`, error.message);
+      if (error instanceof EntryError) throw new InputError(where, error.message);
       throw error;
     }
-    // Let the entry be collected once checked: large HARs carry large bodies.
-    entries[index] = undefined;
     yield exchange;
   }
 }

@@ -244,6 +244,6 @@ describe("bytes and media types read strictly (issue 12, item 9)", () => {
       "bytes.har",
       Buffer.concat([Buffer.from(toHar([]).slice(0, -3)), Buffer.from([0xff]), Buffer.from("]}}")]),
     );
-    expectInputError(await runMain(["check", har]), /bytes\.har: is not valid UTF-8/);
+    expectInputError(await runMain(["check", har]), /bytes\.har: entry 0: is not valid UTF-8/);
   });
 });
