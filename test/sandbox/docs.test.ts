@@ -1,0 +1,35 @@
+// docs/sandbox.md says what the code does: its magic-values table and flags are the code's.
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { fromRoot } from "../../scripts/lib/paths.js";
+import { BIOMETRIC_MAGIC } from "../../sandbox/magic.js";
+import { BACKOFF_BASE_MS, backoff, MAX_RETRIES } from "../../sandbox/deliveries.js";
+
+const docs = readFileSync(fromRoot("docs/sandbox.md"), "utf8");
+
+describe("docs/sandbox.md", () => {
+  it("lists every biometric magic value, and no other", () => {
+    const rows = [...docs.matchAll(/^\| `(sandbox-[a-z-]+)` \| biometric /gm)].map((m) => m[1]);
+    expect(rows.sort()).toEqual(BIOMETRIC_MAGIC.map(([word]) => word).sort());
+  });
+
+  it("documents every flag of the CLI", () => {
+    const cli = readFileSync(fromRoot("sandbox/cli.ts"), "utf8");
+    const flags = JSON.parse(/const FLAGS = (\[[^\]]*\])/.exec(cli)?.[1] ?? "[]") as string[];
+    expect(flags.length).toBeGreaterThan(5);
+    for (const flag of flags) expect(docs).toContain(`--${flag}`);
+  });
+
+  it("states the retry schedule the queue uses", () => {
+    expect(MAX_RETRIES).toBe(8);
+    expect(docs).toContain(
+      `retried up to ${MAX_RETRIES} times, ${BACKOFF_BASE_MS / 1000} s after the first attempt`,
+    );
+    const last =
+      Array.from({ length: MAX_RETRIES }, (_, i) => backoff(i + 1)).reduce((a, b) => a + b, 0) / 1000;
+    expect(`${Math.floor(last / 3600)} h ${Math.floor((last % 3600) / 60)} min ${last % 60} s`).toBe(
+      "4 h 57 min 30 s",
+    );
+    expect(docs).toContain("4 h 57 min 30 s after the first");
+  });
+});
