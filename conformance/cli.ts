@@ -14,6 +14,8 @@ import { runAll } from "./run.js";
 const USAGE = `Usage:
   idv-conformance check FILE…      check API exchanges (HAR 1.2 or NDJSON) against the OpenAPI contract
   idv-conformance webhooks FILE…   check received webhook deliveries (HAR or NDJSON) against the AsyncAPI contract
+  idv-conformance proxy --upstream URL [--port N] [--record FILE.har]
+                                   forward to URL and check each exchange as it completes (stop: Ctrl+C)
 
 Options:
   --spec FILE             the contract (default: the bundled one; OpenAPI for check, AsyncAPI for webhooks)
@@ -164,6 +166,7 @@ async function runChecks(argv: string[], io: CliIo): Promise<number> {
 const COMMANDS = new Map<string, (argv: string[], io: CliIo) => Promise<number>>([
   ["check", runChecks],
   ["webhooks", runChecks],
+  ["proxy", async (argv, io) => (await import("./proxy-cli.js")).runProxy(argv, io)],
 ]);
 
 /**

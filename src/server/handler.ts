@@ -146,6 +146,9 @@ export function answerClientError(
 /** An HTTP server whose handler is wrapped by `safeHandler` and whose parser errors are answered. */
 export function createSafeServer(handle: SafeHandler, options: SafeServerOptions): Server {
   const server = createServer(safeHandler(handle, options));
+  // A client that half-closes after its request (`printf … | nc`) still gets its answer; Node's
+  // default ends such a socket at once, dropping an answer still being made.
+  (server as Server & { httpAllowHalfOpen: boolean }).httpAllowHalfOpen = true;
   server.on("clientError", (error: NodeJS.ErrnoException, socket: Duplex) => {
     try {
       answerClientError(error, socket, options);

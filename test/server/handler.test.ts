@@ -13,6 +13,11 @@ beforeAll(async () => {
       if (target.pathname === "/throw") throw new Error("CANARY-SECRET-123 in a message");
       if (target.pathname === "/reject") return Promise.reject(new TypeError("x"));
       if (target.pathname === "/teapot") throw new HttpError(418, "No coffee.", { "x-why": "tea" });
+      if (target.pathname === "/slow") {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        res.end("late");
+        return;
+      }
       if (target.pathname === "/body") {
         const read = await readBody(req, 8);
         res.end(read.ok ? `got ${read.bytes.length}` : `too large ${read.size}`);
@@ -81,6 +86,12 @@ describe("createSafeServer", () => {
       expect([200, 400]).toContain(status);
       expect((await get("/ok")).status).toBe(200);
     }
+  });
+
+  it("answers a client that half-closes after its request, even when the answer takes a while", async () => {
+    const answer = await sendRaw(server.port, "GET /slow HTTP/1.1\r\nHost: x\r\n\r\n");
+    expect(rawStatus(answer)).toBe(200);
+    expect(answer.endsWith("late")).toBe(true);
   });
 
   it("answers a request line that is not HTTP with 400 in the caller's shape", async () => {

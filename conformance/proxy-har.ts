@@ -1,0 +1,229 @@
+// The validating proxy's recording: a HAR 1.2 file written entry by entry, with credentials and
+// personal data redacted. Header values are kept only for headers that carry neither; a JSON
+// body keeps its shape, numbers, booleans and the contract's own words (enum and const values),
+// and every other string becomes "[redacted]"; other bodies keep only their media type and size.
+import { createWriteStream, type WriteStream } from "node:fs";
+import { REDACTED, safeToken } from "../src/redact.js";
+import { decodeJsonBody, MAX_JSON_DEPTH } from "../src/server/index.js";
+import { mediaTypeEssence } from "./redact.js";
+
+// A contract document is walked structurally.
+type Json = any;
+
+/** Headers whose values are neither credentials nor personal data, kept as sent. */
+const KEPT_HEADERS = new Set([
+  "accept",
+  "accept-encoding",
+  "content-encoding",
+  "content-length",
+  "content-type",
+  "prefer",
+  "svc-date",
+  "x-workflow-event-type",
+  "transfer-encoding",
+  "cache-control",
+  "allow",
+  "retry-after",
+]);
+
+/** One side of an exchange as the proxy saw it. */
+export interface HarMessage {
+  /** [name, value] pairs in the order received. */
+  headers: [string, string][];
+  /** The decoded body when it was kept whole; undefined when absent or over the capture limit. */
+  body?: Buffer;
+  /** The body's size in bytes as it crossed the proxy. */
+  size: number;
+}
+
+/** An exchange for the recording. */
+export interface HarExchange {
+  startedAt: Date;
+  durationMs: number;
+  method: string;
+  /** The upstream URL the request went to (its path and query are redacted here). */
+  url: URL;
+  request: HarMessage;
+  status: number;
+  response: HarMessage;
+}
+
+/** What a recording may keep: the contract's own words, which cannot be anyone's data. */
+export interface ContractWords {
+  /** enum and const string values. */
+  values: Set<string>;
+  /** Member names (`properties`, `required`). */
+  members: Set<string>;
+  /** The literal segments of the contract's paths (`api`, `v4`, `outsource_cases`). */
+  segments: Set<string>;
+}
+
+/** The words of a contract document, collected iteratively (a `--spec` is input too). */
+export function contractWords(document: Json): ContractWords {
+  const words = new Set<string>();
+  const members = new Set<string>();
+  const segments = new Set<string>();
+  for (const template of Object.keys(document?.paths ?? {})) {
+    for (const segment of template.split("/")) if (!segment.includes("{")) segments.add(segment);
+  }
+  const stack: Json[] = [document];
+  const seen = new Set<object>();
+  while (stack.length > 0) {
+    const node = stack.pop();
+    if (node === null || typeof node !== "object" || seen.has(node)) continue;
+    seen.add(node);
+    for (const [key, value] of Object.entries<Json>(node)) {
+      if (key === "example" || key === "examples") continue;
+      if (key === "enum" && Array.isArray(value))
+        for (const v of value) if (typeof v === "string") words.add(v);
+      if (key === "const" && typeof value === "string") words.add(value);
+      if (key === "properties" && value !== null && typeof value === "object")
+        for (const name of Object.keys(value)) members.add(name);
+      if (key === "required" && Array.isArray(value))
+        for (const name of value) if (typeof name === "string") members.add(name);
+      stack.push(value);
+    }
+  }
+  return { values: words, members, segments };
+}
+
+/** A short integer id or a UUID: the identifiers the contract's paths carry, not personal data. */
+const ID_SEGMENT =
+  /^(0|[1-9][0-9]{0,11})(\.pdf)?$|^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}(\.pdf)?$/i;
+
+/** A JSON value with every string that is not a contract word redacted, and keys masked by shape. */
+function redactJson(value: unknown, words: ContractWords, depth = 0): unknown {
+  if (typeof value === "string") return words.values.has(value) ? value : REDACTED;
+  if (value === null || typeof value !== "object") return value;
+  // decodeJsonBody refused anything deeper, so the recursion is bounded.
+  if (depth > MAX_JSON_DEPTH) return REDACTED;
+  if (Array.isArray(value)) return value.map((v) => redactJson(v, words, depth + 1));
+  const out: Record<string, unknown> = Object.create(null);
+  for (const [key, member] of Object.entries(value))
+    out[safeToken(key)] = redactJson(member, words, depth + 1);
+  return out;
+}
+
+const redactHeaders = (headers: [string, string][]) =>
+  headers.map(([name, value]) => ({ name, value: KEPT_HEADERS.has(name.toLowerCase()) ? value : REDACTED }));
+
+/** A body for the HAR: redacted JSON text, or only its media type and size. */
+function harContent(
+  message: HarMessage,
+  words: ContractWords,
+): { mimeType: string; size: number; text?: string; comment?: string } {
+  const type = message.headers.find(([name]) => name.toLowerCase() === "content-type")?.[1];
+  const mimeType = type === undefined ? "" : (mediaTypeEssence(type) ?? REDACTED);
+  const base = { mimeType, size: message.size };
+  if (message.size > 0 && !message.body)
+    return { ...base, comment: "body not recorded: over the capture limit" };
+  if (!message.body || message.body.length === 0) return base;
+  const read = decodeJsonBody(message.body);
+  if (!read.ok) return { ...base, comment: "body not recorded: not JSON" };
+  return { ...base, text: JSON.stringify(redactJson(read.value, words)) };
+}
+
+/** The URL with every path segment that is neither a contract word nor an id redacted, and every query value. */
+function redactUrl(
+  url: URL,
+  words: ContractWords,
+): { url: string; queryString: { name: string; value: string }[] } {
+  const path = url.pathname
+    .split("/")
+    .map((segment) => {
+      const decoded = decodeURIComponentSafe(segment);
+      return segment === "" || words.segments.has(decoded) || ID_SEGMENT.test(decoded) ? segment : REDACTED;
+    })
+    .join("/");
+  const queryString = [...url.searchParams.keys()].map((name) => ({
+    name: words.members.has(name) ? name : safeToken(name),
+    value: REDACTED,
+  }));
+  const search =
+    queryString.length > 0
+      ? `?${queryString.map((q) => `${encodeURIComponent(q.name)}=${encodeURIComponent(q.value)}`).join("&")}`
+      : "";
+  return { url: `${url.origin}${path}${search}`, queryString };
+}
+
+function decodeURIComponentSafe(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+}
+
+/** Writes a HAR file entry by entry, so memory does not grow with the recording. */
+export class HarRecorder {
+  private first = true;
+  private failed: Error | undefined;
+
+  private constructor(
+    private readonly stream: WriteStream,
+    private readonly words: ContractWords,
+  ) {
+    stream.on("error", (error) => (this.failed = error));
+  }
+
+  /** Open FILE for writing (rejects when it cannot be) and write the HAR's head. */
+  static open(file: string, document: Json): Promise<HarRecorder> {
+    return new Promise((resolve, reject) => {
+      const stream = createWriteStream(file);
+      stream.once("error", reject);
+      stream.once("open", () => {
+        stream.off("error", reject);
+        const recorder = new HarRecorder(stream, contractWords(document));
+        stream.write(
+          '{"log":{"version":"1.2","creator":{"name":"idv-conformance proxy","version":"1"},"entries":[\n',
+        );
+        resolve(recorder);
+      });
+    });
+  }
+
+  /** Append one exchange, redacted. */
+  add(exchange: HarExchange): void {
+    const { url, queryString } = redactUrl(exchange.url, this.words);
+    const requestContent = harContent(exchange.request, this.words);
+    const entry = {
+      startedDateTime: exchange.startedAt.toISOString(),
+      time: exchange.durationMs,
+      request: {
+        method: exchange.method,
+        url,
+        httpVersion: "HTTP/1.1",
+        cookies: [],
+        headers: redactHeaders(exchange.request.headers),
+        queryString,
+        headersSize: -1,
+        bodySize: exchange.request.size,
+        ...(exchange.request.size > 0
+          ? { postData: { mimeType: requestContent.mimeType, text: requestContent.text ?? "" } }
+          : {}),
+      },
+      response: {
+        status: exchange.status,
+        statusText: "",
+        httpVersion: "HTTP/1.1",
+        cookies: [],
+        headers: redactHeaders(exchange.response.headers),
+        content: harContent(exchange.response, this.words),
+        redirectURL: "",
+        headersSize: -1,
+        bodySize: exchange.response.size,
+      },
+      cache: {},
+      timings: { send: 0, wait: exchange.durationMs, receive: 0 },
+    };
+    this.stream.write(`${this.first ? "" : ",\n"}${JSON.stringify(entry)}`);
+    this.first = false;
+  }
+
+  /** Write the HAR's tail and close the file; rejects when any write failed. */
+  close(): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.stream.end("\n]}}\n", () => (this.failed ? reject(this.failed) : resolve()));
+    });
+  }
+}

@@ -1,0 +1,252 @@
+// The validating proxy: forwards each request to the service unchanged and streams the answer back,
+// keeping a copy of each body up to a byte limit, then checks the exchange against the contract.
+// It never follows a redirect (a 3xx goes back to the client as sent) and adds no buffering.
+import {
+  request as httpRequest,
+  type IncomingMessage,
+  type OutgoingHttpHeaders,
+  type ServerResponse,
+} from "node:http";
+import { request as httpsRequest } from "node:https";
+import { pipeline } from "node:stream";
+import { brotliDecompressSync, gunzipSync, inflateSync } from "node:zlib";
+import { createSafeServer, listen, type Listening, type RequestTarget } from "../src/server/index.js";
+import type { Exchange, HeaderMap } from "./exchange.js";
+import type { EntryResult } from "./findings.js";
+import type { ConformanceChecker } from "./open-checker.js";
+import type { HarExchange } from "./proxy-har.js";
+
+/** Far above the largest upload the service takes (10 MB): bodies up to this are checked. */
+export const DEFAULT_CAPTURE_BYTES = 12 * 1024 * 1024;
+
+export interface ProxyOptions {
+  /** The service's base URL (http or https); the request's path and query are appended to its path. */
+  upstream: URL;
+  checker: ConformanceChecker;
+  port?: number;
+  host?: string;
+  /** Bodies larger than this are forwarded whole but not checked (default 12 MiB). */
+  captureBytes?: number;
+  /** Called with each exchange's verdict as it completes. */
+  onResult?: (result: EntryResult) => void;
+  /** Called with each exchange not checked because a body was over the capture limit. */
+  onSkipped?: (method: string) => void;
+  /** Called with each completed exchange, for the recording. */
+  onExchange?: (exchange: HarExchange) => void;
+}
+
+export interface RunningProxy {
+  url: string;
+  close(): Promise<void>;
+}
+
+/** Headers that describe one connection, not the message (RFC 9110 §7.6.1): never forwarded. */
+const HOP_BY_HOP = new Set([
+  "connection",
+  "keep-alive",
+  "proxy-connection",
+  "proxy-authenticate",
+  "proxy-authorization",
+  "te",
+  "trailer",
+  "upgrade",
+]);
+
+/** A copy of a stream's bytes up to a limit; past it the copy is dropped and only the size is kept. */
+class Capture {
+  private chunks: Buffer[] = [];
+  size = 0;
+  overflow = false;
+
+  constructor(private readonly limit: number) {}
+
+  readonly add = (chunk: Buffer): void => {
+    this.size += chunk.length;
+    if (this.overflow) return;
+    if (this.size > this.limit) {
+      this.overflow = true;
+      this.chunks = [];
+    } else this.chunks.push(chunk);
+  };
+
+  bytes(): Buffer | undefined {
+    return this.overflow ? undefined : Buffer.concat(this.chunks, this.size);
+  }
+}
+
+/** Raw header pairs without hop-by-hop headers (and those the Connection header names). */
+function forwardable(raw: string[], drop: Set<string>): [string, string][] {
+  const named = new Set(drop);
+  for (let i = 0; i < raw.length; i += 2) {
+    if (raw[i]?.toLowerCase() === "connection") {
+      for (const token of (raw[i + 1] ?? "").split(",")) named.add(token.trim().toLowerCase());
+    }
+  }
+  const out: [string, string][] = [];
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i] as string;
+    if (!HOP_BY_HOP.has(name.toLowerCase()) && !named.has(name.toLowerCase()))
+      out.push([name, raw[i + 1] as string]);
+  }
+  return out;
+}
+
+/** Header pairs as the checker reads them: lower-cased names, repeats joined, no prototype. */
+function headerMap(pairs: [string, string][]): HeaderMap {
+  const out: HeaderMap = Object.create(null);
+  for (const [name, value] of pairs) {
+    const key = name.toLowerCase();
+    const before = out[key];
+    out[key] = before === undefined ? value : `${before}, ${value}`;
+  }
+  return out;
+}
+
+/** The body as its media type sees it: content codings undone (within the same byte limit). */
+function decoded(bytes: Buffer | undefined, encoding: string | undefined, limit: number): Buffer | undefined {
+  if (!bytes || !encoding || encoding === "identity") return bytes;
+  const options = { maxOutputLength: limit };
+  try {
+    if (encoding === "gzip" || encoding === "x-gzip") return gunzipSync(bytes, options);
+    if (encoding === "deflate") return inflateSync(bytes, options);
+    if (encoding === "br") return brotliDecompressSync(bytes, options);
+  } catch {
+    return undefined;
+  }
+  return undefined;
+}
+
+/** The query of a target as the checker reads it: values by name, no prototype. */
+function queryOf(query: string): Record<string, string[]> {
+  const out: Record<string, string[]> = Object.create(null);
+  for (const [name, value] of new URLSearchParams(query)) (out[name] ??= []).push(value);
+  return out;
+}
+
+/** The shape of the service's errors on a path: shape A on manual verification, B elsewhere. */
+const proxyError = (status: number, message: string, pathname: string | undefined) =>
+  pathname?.startsWith("/api/v2/manual_eidv")
+    ? {
+        metadata: {
+          reference: null,
+          external_id: null,
+          timestamp: new Date().toISOString().replace(/\.\d{3}Z$/, "Z"),
+          api_version: "v2",
+          request_id: "proxy",
+        },
+        message,
+        error_type: status >= 500 ? "SYSTEM" : "PROXY_REQUEST",
+      }
+    : { error_code: status >= 500 ? "PROXY_UPSTREAM" : "PROXY_REQUEST", message };
+
+/** Start the proxy; each completed exchange is checked and reported through the callbacks. */
+export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
+  const limit = options.captureBytes ?? DEFAULT_CAPTURE_BYTES;
+  const upstream = options.upstream;
+  const send = upstream.protocol === "https:" ? httpsRequest : httpRequest;
+  const basePath = upstream.pathname.replace(/\/$/, "");
+  let index = 0;
+  // Exchanges under way: closing waits for their verdicts, so none is lost from the summary.
+  const inFlight = new Set<Promise<void>>();
+
+  function handle(req: IncomingMessage, res: ServerResponse, target: RequestTarget): void {
+    let settle = (): void => undefined;
+    const done = new Promise<void>((resolve) => (settle = resolve));
+    inFlight.add(done);
+    void done.then(() => inFlight.delete(done));
+    res.once("close", () => setImmediate(settle));
+    const startedAt = new Date();
+    const started = performance.now();
+    const requestHeaders = forwardable(req.rawHeaders, new Set(["host"]));
+    const path = `${basePath}${target.pathname}${target.query ? `?${target.query}` : ""}`;
+    // Raw pairs keep the client's names, order and repeats.
+    const outgoing: string[] = [];
+    for (const [name, value] of requestHeaders) outgoing.push(name, value);
+    outgoing.push("Host", upstream.host);
+    const requestCapture = new Capture(limit);
+    const responseCapture = new Capture(limit);
+    const upstreamRequest = send({
+      protocol: upstream.protocol,
+      hostname: upstream.hostname.replace(/^\[|\]$/g, ""),
+      port: upstream.port || undefined,
+      method: req.method,
+      path,
+      headers: outgoing as unknown as OutgoingHttpHeaders,
+    });
+    req.on("data", requestCapture.add);
+    pipeline(req, upstreamRequest, () => undefined);
+
+    upstreamRequest.on("error", () => {
+      // No answer from the service (refused, reset, TLS): the client learns it in the service's terms.
+      if (!res.headersSent) {
+        const body = JSON.stringify(
+          proxyError(502, "The proxy could not reach the service.", target.pathname),
+        );
+        res.writeHead(502, { "content-type": "application/json", "content-length": Buffer.byteLength(body) });
+        res.end(body);
+      } else res.destroy();
+    });
+    upstreamRequest.on("response", (upstreamResponse) => {
+      const responseHeaders = forwardable(upstreamResponse.rawHeaders, new Set());
+      const flat: string[] = [];
+      for (const [name, value] of responseHeaders) flat.push(name, value);
+      res.writeHead(upstreamResponse.statusCode ?? 502, upstreamResponse.statusMessage, flat);
+      upstreamResponse.on("data", responseCapture.add);
+      pipeline(upstreamResponse, res, (error) => {
+        if (error) return;
+        finish(upstreamResponse.statusCode ?? 0, responseHeaders);
+      });
+    });
+
+    const finish = (status: number, responseHeaders: [string, string][]): void => {
+      settle();
+      const requestMap = headerMap(requestHeaders);
+      const responseMap = headerMap(responseHeaders);
+      const requestBody = decoded(requestCapture.bytes(), requestMap["content-encoding"], limit);
+      const responseBody = decoded(responseCapture.bytes(), responseMap["content-encoding"], limit);
+      const method = (req.method ?? "GET").toUpperCase();
+      const exchange: Exchange = {
+        index: index++,
+        request: {
+          method,
+          path: target.pathname,
+          query: queryOf(target.query),
+          headers: requestMap,
+          ...(requestCapture.size > 0 && requestBody
+            ? { body: { kind: "bytes" as const, bytes: requestBody } }
+            : {}),
+        },
+        response: {
+          status,
+          headers: responseMap,
+          ...(responseBody && responseBody.length > 0
+            ? { body: { kind: "bytes" as const, bytes: responseBody } }
+            : {}),
+          ...(responseCapture.size > 0 && !responseBody ? { bodyNotRecorded: true } : {}),
+        },
+      };
+      // A request body that was not kept cannot be checked: saying "no body" would be a false verdict.
+      if (requestCapture.size > 0 && !requestBody) options.onSkipped?.(method);
+      else options.onResult?.(options.checker.checkExchange(exchange));
+      options.onExchange?.({
+        startedAt,
+        durationMs: Math.round(performance.now() - started),
+        method,
+        url: new URL(path, upstream),
+        request: { headers: requestHeaders, body: requestBody, size: requestCapture.size },
+        status,
+        response: { headers: responseHeaders, body: responseBody, size: responseCapture.size },
+      });
+    };
+  }
+
+  const server = createSafeServer(handle, { errorBody: proxyError });
+  const listening: Listening = await listen(server, options.port ?? 4011, options.host ?? "127.0.0.1");
+  return {
+    url: listening.url,
+    close: async () => {
+      await listening.close();
+      await Promise.all(inFlight);
+    },
+  };
+}

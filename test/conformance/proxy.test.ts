@@ -1,0 +1,279 @@
+// The validating proxy in front of the contract mock on loopback: it forwards requests and answers
+// unchanged (streaming, large bodies too), prints violations live without recorded values, records
+// a redacted HAR that the suite can read back, and exits with the suite's codes when stopped.
+import { spawn } from "node:child_process";
+import { once } from "node:events";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { createServer } from "node:http";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Writable } from "node:stream";
+import fc from "fast-check";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { main } from "../../conformance/cli.js";
+import { runProxy } from "../../conformance/proxy-cli.js";
+import type { RunningMock } from "../../mock/server.js";
+import { startMock } from "../../mock/server.js";
+import { fromRoot } from "../../scripts/lib/paths.js";
+import { jsonRequestExamples, loadOpenApi, operations } from "../support/contract.js";
+import {
+  assertPrototypesUntouched,
+  CANARIES,
+  containsCanary,
+  hostileJsonText,
+  hostileTarget,
+  prototypeSnapshot,
+  rawStatus,
+  sendRaw,
+} from "../support/hostile.js";
+import { V2, V4 } from "../support/mock.js";
+
+const doc = loadOpenApi();
+const pepExample = jsonRequestExamples(
+  doc,
+  operations(doc).find((o) => o.op.operationId === "createPepCheck")?.op,
+)?.[0];
+const dir = mkdtempSync(join(tmpdir(), "idv-proxy-"));
+let mock: RunningMock;
+
+/** A stream that keeps what is written to it. */
+function sink(): Writable & { text: () => string } {
+  const chunks: string[] = [];
+  const stream = new Writable({
+    write(chunk, _encoding, done) {
+      chunks.push(String(chunk));
+      done();
+    },
+  });
+  return Object.assign(stream, { text: () => chunks.join("") });
+}
+
+/** Run the proxy in front of `upstream`; `stop()` ends it and gives its exit status and output. */
+async function proxyTo(upstream: string, extra: string[] = []) {
+  const stdout = sink();
+  const stderr = sink();
+  let stop = (): void => undefined;
+  const stopped = new Promise<void>((resolve) => (stop = resolve));
+  let url = "";
+  let listened = (): void => undefined;
+  const listening = new Promise<void>((resolve) => (listened = resolve));
+  const finished = runProxy(["proxy", "--upstream", upstream, "--port", "0", ...extra], {
+    stdout,
+    stderr,
+    stopped,
+    onListening: (u) => {
+      url = u;
+      listened();
+    },
+  });
+  // A run that fails before listening fails the test with its own error.
+  await Promise.race([
+    listening,
+    finished.then((code) => Promise.reject(new Error(`proxy exited ${code}: ${stderr.text()}`))),
+  ]);
+  return {
+    url,
+    port: Number(new URL(url).port),
+    stop: async () => {
+      stop();
+      return { status: await finished, stdout: stdout.text(), stderr: stderr.text() };
+    },
+  };
+}
+
+beforeAll(async () => {
+  mock = await startMock({ port: 0 });
+});
+afterAll(async () => {
+  await mock?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe("idv-conformance proxy", () => {
+  it("forwards conforming traffic unchanged and exits 0 with a summary", async () => {
+    const proxy = await proxyTo(mock.url);
+    const direct = await fetch(`${mock.url}/api/v4/outsource_cases/1042`, { headers: V4 });
+    const through = await fetch(`${proxy.url}/api/v4/outsource_cases/1042`, { headers: V4 });
+    expect(through.status).toBe(direct.status);
+    expect(await through.text()).toBe(await direct.text());
+    const pdf = await fetch(`${proxy.url}/api/v4/pdf/pep_checks/1042`, { headers: V4 });
+    expect(pdf.headers.get("content-type")).toBe("application/pdf");
+    expect(
+      Buffer.from(await pdf.arrayBuffer())
+        .subarray(0, 5)
+        .toString(),
+    ).toBe("%PDF-");
+    const { status, stdout } = await proxy.stop();
+    expect(stdout).toBe("2 exchanges checked: 2 conform, 0 do not, 0 warnings\n");
+    expect(status).toBe(0);
+  });
+
+  it("prints each violation live, never a recorded value, and exits 1", async () => {
+    const proxy = await proxyTo(mock.url);
+    // A route the contract lacks, with a canary as its segment, and an undocumented header case.
+    await fetch(`${proxy.url}/api/v4/${CANARIES[0]}/x?email=${CANARIES[1]}`, {
+      headers: { ...V4, "x-n": CANARIES[2] },
+    }).then((r) => r.arrayBuffer());
+    // Missing credentials: the mock's 401 conforms, the request does not.
+    await fetch(`${proxy.url}/api/v4/pep_checks`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ ...pepExample, note: CANARIES[3] }),
+    }).then((r) => r.arrayBuffer());
+    const { status, stdout, stderr } = await proxy.stop();
+    expect(status).toBe(1);
+    expect(stdout).toMatch(/^✗ GET /m);
+    expect(stdout).toMatch(
+      /^✗ POST \/api\/v4\/pep_checks \(createPepCheck\)\n {2}request\.header .*\[auth_headers_present\]/m,
+    );
+    expect(stdout).toMatch(/2 exchanges checked: 0 conform, 2 do not/);
+    expect(containsCanary(stdout + stderr)).toBe(false);
+  });
+
+  it("records a HAR with credentials and personal data redacted, which check reads back", async () => {
+    const har = join(dir, "traffic.har");
+    const proxy = await proxyTo(mock.url, ["--record", har]);
+    const body = {
+      ...pepExample,
+      individual: { ...pepExample.individual, first_name: "Jane", last_name: CANARIES[1] },
+    };
+    await fetch(`${proxy.url}/api/v4/pep_checks`, {
+      method: "POST",
+      headers: { ...V4, "svc-api-key": CANARIES[0], "content-type": "application/json" },
+      body: JSON.stringify(body),
+    }).then((r) => r.arrayBuffer());
+    await fetch(`${proxy.url}/api/v2/manual_eidv/${CANARIES[2]}/assets/pep_watchlist?ref=${CANARIES[4]}`, {
+      headers: { ...V2, "svc-secret": CANARIES[3] },
+    }).then((r) => r.arrayBuffer());
+    const { status } = await proxy.stop();
+    const text = readFileSync(har, "utf8");
+    expect(CANARIES.filter((c) => text.includes(c))).toEqual([]);
+    expect(text).not.toContain("test-secret");
+    const log = JSON.parse(text).log;
+    expect(log.entries).toHaveLength(2);
+    expect(log.entries[0].request.headers).toContainEqual({ name: "svc-api-key", value: "[redacted]" });
+    expect(log.entries[0].request.headers).toContainEqual({
+      name: "content-type",
+      value: "application/json",
+    });
+    expect(JSON.parse(log.entries[0].request.postData.text).individual.first_name).toBe("[redacted]");
+    // The recording is a HAR the suite reads; its verdicts need not match the live ones (values are gone).
+    const out = sink();
+    const err = sink();
+    const code = await main(["check", har, "--format", "json"], { stdout: out, stderr: err });
+    expect([0, 1]).toContain(code);
+    expect(JSON.parse(out.text()).summary.entries).toBe(2);
+    expect(status).toBeLessThanOrEqual(1);
+  });
+
+  it("streams a large body through without holding it for the answer", async () => {
+    // An upstream that answers with the size it received, as soon as it has it all.
+    const upstream = createServer((req, res) => {
+      let size = 0;
+      req.on("data", (chunk: Buffer) => (size += chunk.length));
+      req.on("end", () => {
+        res.writeHead(200, { "content-type": "text/plain" });
+        // A large answer too, written in pieces.
+        for (let i = 0; i < 32; i++) res.write(Buffer.alloc(1024 * 1024, 0x61));
+        res.end(String(size));
+      });
+    });
+    upstream.listen(0, "127.0.0.1");
+    await once(upstream, "listening");
+    const address = upstream.address() as { port: number };
+    const proxy = await proxyTo(`http://127.0.0.1:${address.port}`);
+    const big = Buffer.alloc(20 * 1024 * 1024, 0x62);
+    const res = await fetch(`${proxy.url}/upload`, { method: "POST", body: big });
+    const answer = Buffer.from(await res.arrayBuffer());
+    expect(answer.length).toBe(32 * 1024 * 1024 + String(big.length).length);
+    expect(answer.subarray(-8).toString()).toBe(String(big.length));
+    const { stderr } = await proxy.stop();
+    expect(stderr).toContain("a POST request body over the capture limit was forwarded but not checked");
+    upstream.close();
+  });
+
+  it("answers 502 in the service's shape when the service cannot be reached", async () => {
+    const closed = createServer();
+    closed.listen(0, "127.0.0.1");
+    await once(closed, "listening");
+    const port = (closed.address() as { port: number }).port;
+    closed.close();
+    const proxy = await proxyTo(`http://127.0.0.1:${port}`);
+    const res = await fetch(`${proxy.url}/api/v4/outsource_cases/1`, { headers: V4 });
+    expect(res.status).toBe(502);
+    expect(await res.json()).toEqual({
+      error_code: "PROXY_UPSTREAM",
+      message: "The proxy could not reach the service.",
+    });
+    await proxy.stop();
+  });
+
+  it("stops on SIGTERM as a process: the summary, the recording closed, exit 1 after a violation", async () => {
+    const har = join(dir, "signal.har");
+    const child = spawn(
+      process.execPath,
+      [
+        "--import",
+        "tsx",
+        fromRoot("conformance/cli.ts"),
+        "proxy",
+        "--upstream",
+        mock.url,
+        "--port",
+        "0",
+        "--record",
+        har,
+      ],
+      { stdio: ["ignore", "pipe", "pipe"] },
+    );
+    let out = "";
+    let err = "";
+    child.stdout.on("data", (c: Buffer) => (out += c.toString()));
+    const url = await new Promise<string>((resolve, reject) => {
+      child.stderr.on("data", (c: Buffer) => {
+        err += c.toString();
+        const match = /proxy: (http:\/\/\S+)/.exec(err);
+        if (match?.[1]) resolve(match[1]);
+      });
+      child.on("exit", () => reject(new Error(err)));
+    });
+    await fetch(`${url}/api/v4/outsource_cases/1042`).then((r) => r.arrayBuffer());
+    const exited = new Promise<number | null>((resolve) => child.on("exit", resolve));
+    child.kill("SIGTERM");
+    expect(await exited).toBe(1);
+    expect(out).toMatch(/1 exchanges checked: 0 conform, 1 do not/);
+    expect(JSON.parse(readFileSync(har, "utf8")).log.entries).toHaveLength(1);
+  });
+
+  it("refuses unusable arguments with exit 2 through the CLI", async () => {
+    for (const args of [
+      ["proxy"],
+      ["proxy", "--upstream", "ftp://x"],
+      ["proxy", "--upstream", "http://a:b@x"],
+      ["proxy", "--upstream", "http://x", "--port", "99999"],
+    ]) {
+      const err = sink();
+      expect(await main(args, { stdout: sink(), stderr: err }), args.join(" ")).toBe(2);
+      expect(err.text()).toMatch(/^idv-conformance: /);
+    }
+  });
+
+  it("survives hostile request lines and bodies, and keeps forwarding", async () => {
+    const snapshot = prototypeSnapshot();
+    const proxy = await proxyTo(mock.url);
+    await fc.assert(
+      fc.asyncProperty(hostileTarget(), hostileJsonText(), async (target, body) => {
+        const raw = `POST ${target} HTTP/1.1\r\nHost: x\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
+        const answer = await sendRaw(proxy.port, raw);
+        expect(rawStatus(answer), JSON.stringify([target, answer.slice(0, 300)])).toBeDefined();
+        assertPrototypesUntouched(snapshot);
+      }),
+      { numRuns: 25 },
+    );
+    const ok = await fetch(`${proxy.url}/api/v4/outsource_cases/1042`, { headers: V4 });
+    expect(ok.status).toBe(200);
+    await ok.arrayBuffer();
+    const { stdout, stderr } = await proxy.stop();
+    expect(containsCanary(stdout + stderr)).toBe(false);
+  });
+});
