@@ -1,19 +1,30 @@
-// The last step of `npm start`: serve the contract mock and the docs site together, and say where.
-// MOCK_PORT (default 4010) and DOCS_PORT (default 8080) move them.
-import { startMock } from "../mock/server.js";
-import { DEFAULT_BUILD } from "./docs/build-site.js";
+// The last step of `npm start`: serve the stateful sandbox and the docs site together, and say where.
+// SANDBOX_PORT (default 4010) and DOCS_PORT (default 8080) move them. Started with `exec node`, this
+// process is the one npm's signal reaches: SIGINT or SIGTERM closes both servers, then it exits.
+import { startSandbox } from "../sandbox/start.js";
+import { closeOnSignals, parsePort, reportStartError } from "../src/server/index.js";
 import { listen } from "../src/server/static-files.js";
-import { closeOnSignals, parsePort, reportStartError } from "./lib/port.js";
+import { DEFAULT_BUILD } from "./docs/build-site.js";
 
 try {
-  const mock = await startMock({
-    port: parsePort(process.env.MOCK_PORT, 4010, "MOCK_PORT"),
-    log: (line) => console.log(`mock: ${line}`),
+  const sandbox = await startSandbox({
+    port: parsePort(process.env.SANDBOX_PORT, 4010, "SANDBOX_PORT"),
+    log: (line) => console.log(`sandbox: ${line}`),
   });
   const docs = await listen(DEFAULT_BUILD.outDir, parsePort(process.env.DOCS_PORT, 8080, "DOCS_PORT"));
-  console.log(`\nContract mock: ${mock.url}\nDocs site:     ${docs.url}\n\nCtrl+C stops both.`);
-  closeOnSignals(() => Promise.all([mock.close(), docs.close()]));
+  closeOnSignals(() => Promise.all([sandbox.close(), docs.close()]));
+  console.log(
+    [
+      "",
+      `Sandbox:   ${sandbox.url} (control API: ${sandbox.url}/_sandbox)`,
+      `  API key: ${sandbox.credentials.apiKey}`,
+      `  Secret:  ${sandbox.credentials.secret}`,
+      `Docs site: ${docs.url}`,
+      "",
+      "Ctrl+C stops both.",
+    ].join("\n"),
+  );
 } catch (error) {
-  reportStartError(error, "npm start: could not serve: ", "a port is in use; set MOCK_PORT or DOCS_PORT");
+  reportStartError(error, "npm start: could not serve: ", "a port is in use; set SANDBOX_PORT or DOCS_PORT");
   process.exit(1);
 }

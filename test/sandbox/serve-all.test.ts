@@ -1,0 +1,44 @@
+// `npm start`'s last step serves the sandbox and the docs site in one process (`exec`, so npm's
+// SIGTERM reaches it): SIGTERM stops both servers and frees both ports.
+import { spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { connect } from "node:net";
+import { describe, expect, it } from "vitest";
+import { fromRoot } from "../../scripts/lib/paths.js";
+
+/** Whether something accepts connections on the port. */
+const listening = (port: number) =>
+  new Promise<boolean>((resolve) => {
+    const socket = connect({ port, host: "127.0.0.1" });
+    socket.once("connect", () => resolve(!!socket.destroy()));
+    socket.once("error", () => resolve(false));
+  });
+
+describe("npm start", () => {
+  it("serves the sandbox and the docs site; SIGTERM stops both", async () => {
+    const start: string = JSON.parse(readFileSync(fromRoot("package.json"), "utf8")).scripts.start;
+    const serve = start.split(" && ").at(-1) ?? "";
+    expect(serve).toMatch(/^exec node /);
+    const child = spawn("sh", ["-c", serve], {
+      cwd: fromRoot(),
+      env: { ...process.env, SANDBOX_PORT: "0", DOCS_PORT: "0" },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let out = "";
+    child.stdout.on("data", (c: Buffer) => (out += c.toString()));
+    const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+    const deadline = Date.now() + 30_000;
+    while (!/Ctrl\+C stops both/.test(out) && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 50));
+    const sandboxPort = Number(/Sandbox: +http:\/\/127\.0\.0\.1:(\d+)/.exec(out)?.[1]);
+    const docsPort = Number(/Docs site: http:\/\/127\.0\.0\.1:(\d+)/.exec(out)?.[1]);
+    expect(sandboxPort).toBeGreaterThan(0);
+    expect(docsPort).toBeGreaterThan(0);
+    expect((await fetch(`http://127.0.0.1:${sandboxPort}/_sandbox/clock`)).status).toBe(200);
+    expect(await listening(docsPort)).toBe(true);
+    child.kill("SIGTERM");
+    expect(await exited).toBe(0);
+    expect(await listening(sandboxPort)).toBe(false);
+    expect(await listening(docsPort)).toBe(false);
+  }, 45_000);
+});
