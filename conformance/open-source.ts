@@ -6,9 +6,7 @@ import type { WorkerJob } from "./worker-pool.js";
  * Open the checker of a command, once, and give what checks a file with it. Each command loads only its
  * own contract and checker: start-up is part of the time to first verdict.
  */
-export async function openSource(
-  options: Omit<WorkerJob, "file">,
-): Promise<(file: string) => AsyncIterable<EntryResult>> {
+export async function openSource(options: WorkerJob): Promise<(file: string) => AsyncIterable<EntryResult>> {
   if (options.command === "check") {
     const { openConformanceChecker } = await import("./open-checker.js");
     const { readContract } = await import("./load-contract.js");

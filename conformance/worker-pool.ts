@@ -2,35 +2,32 @@ import { Worker } from "node:worker_threads";
 import type { EntryResult } from "./findings.js";
 import { InputError } from "./input-error.js";
 
-/** What one worker checks. */
+/** What the workers check: the command and its options; files are sent one at a time. */
 export interface WorkerJob {
   command: "check" | "webhooks";
-  file: string;
   spec?: string;
   basePaths: string[];
 }
 
-/** What a worker posts back. */
-export type WorkerMessage =
-  | { type: "batch"; results: EntryResult[] }
-  | { type: "done" }
-  | { type: "input-error"; where: string; reason: string }
-  | { type: "error"; name: string };
+/** What the main thread sends a worker: the next file to check (by its position in the run). */
+export interface WorkerTask {
+  file: string;
+  position: number;
+}
 
-/** The results of one file, as its worker posts them, read in order. */
-class FileRun {
+/** What a worker posts back, each message tagged with the position of the file it is about. */
+export type WorkerMessage =
+  | { type: "batch"; position: number; results: EntryResult[] }
+  | { type: "done"; position: number }
+  | { type: "input-error"; position: number; where: string; reason: string }
+  | { type: "error"; position: number; name: string };
+
+/** The messages of one file, queued until the report reaches that file. */
+class FileQueue {
   private readonly queue: WorkerMessage[] = [];
   private wake: (() => void) | undefined;
 
-  constructor(readonly worker: Worker) {
-    worker.on("message", (m: WorkerMessage) => this.push(m));
-    worker.on("error", (e) => this.push({ type: "error", name: e.name }));
-    worker.on("exit", (code) => {
-      if (code !== 0) this.push({ type: "error", name: `worker exit ${code}` });
-    });
-  }
-
-  private push(message: WorkerMessage): void {
+  push(message: WorkerMessage): void {
     this.queue.push(message);
     this.wake?.();
   }
@@ -65,29 +62,52 @@ function startWorker(job: WorkerJob): Worker {
 }
 
 /**
- * Check files in up to `jobs` worker threads at once, one file per worker, and yield the results in the
- * order of the files. A file that finishes early waits, in memory, for the files before it.
+ * Check files in `jobs` worker threads, each kept for the whole run (its contract and validators are
+ * loaded once), and yield the results in the order of the files. A worker that finishes a file takes the
+ * next unstarted one; a file that finishes early waits, in memory, for the files before it.
  */
 export async function* checkInWorkers(
   jobs: number,
   files: string[],
-  job: Omit<WorkerJob, "file">,
+  job: WorkerJob,
+  onWorkerStart?: (worker: Worker) => void,
 ): AsyncGenerator<EntryResult> {
-  const runs: FileRun[] = [];
-  const start = (i: number) => {
-    const file = files[i];
-    if (file !== undefined) runs[i] = new FileRun(startWorker({ ...job, file }));
+  const queues = files.map(() => new FileQueue());
+  const workers: Worker[] = [];
+  /** The file each worker is on. */
+  const current = new Map<Worker, number>();
+  let next = 0;
+  const assign = (worker: Worker) => {
+    current.delete(worker);
+    if (next >= files.length) return;
+    const task: WorkerTask = { file: files[next] as string, position: next };
+    current.set(worker, next++);
+    worker.postMessage(task);
   };
-  for (let i = 0; i < Math.min(jobs, files.length); i++) start(i);
+  // A worker that dies fails the file it was on, and every file not yet given out.
+  const fail = (worker: Worker, name: string) => {
+    const position = current.get(worker);
+    if (position !== undefined) queues[position]?.push({ type: "error", position, name });
+    for (; next < files.length; next++) queues[next]?.push({ type: "error", position: next, name });
+    current.delete(worker);
+  };
+  for (let i = 0; i < Math.min(jobs, files.length); i++) {
+    const worker = startWorker(job);
+    workers.push(worker);
+    onWorkerStart?.(worker);
+    worker.on("message", (m: WorkerMessage) => {
+      queues[m.position]?.push(m);
+      if (m.type !== "batch") assign(worker);
+    });
+    worker.on("error", (e) => fail(worker, e.name));
+    worker.on("exit", (code) => {
+      if (code !== 0) fail(worker, `worker exit ${code}`);
+    });
+    assign(worker);
+  }
   try {
-    for (let i = 0; i < files.length; i++) {
-      const run = runs[i];
-      if (!run) break;
-      yield* run.results();
-      await run.worker.terminate();
-      start(i + Math.min(jobs, files.length));
-    }
+    for (const queue of queues) yield* queue.results();
   } finally {
-    await Promise.all(runs.map((r) => r?.worker.terminate()));
+    await Promise.all(workers.map((w) => w.terminate()));
   }
 }

@@ -1,32 +1,51 @@
-// A worker thread of `idv-conformance --jobs N`: checks one file and posts its results in batches.
+// A worker thread of `idv-conformance --jobs N`: opens its checker once, then checks the files it is
+// sent, one at a time, posting each file's results in batches.
 import { parentPort, workerData } from "node:worker_threads";
 import type { EntryResult } from "./findings.js";
 import { InputError } from "./input-error.js";
 import { openSource } from "./open-source.js";
-import type { WorkerJob, WorkerMessage } from "./worker-pool.js";
+import type { WorkerJob, WorkerMessage, WorkerTask } from "./worker-pool.js";
 
 const BATCH = 512;
+const post = (message: WorkerMessage) => parentPort?.postMessage(message);
 
-async function run(job: WorkerJob): Promise<void> {
-  const post = (message: WorkerMessage) => parentPort?.postMessage(message);
-  const results = (await openSource(job))(job.file);
+async function checkFile(
+  source: (file: string) => AsyncIterable<EntryResult>,
+  { file, position }: WorkerTask,
+): Promise<void> {
   let batch: EntryResult[] = [];
-  for await (const result of results) {
+  for await (const result of source(file)) {
     batch.push(result);
     if (batch.length === BATCH) {
-      post({ type: "batch", results: batch });
+      post({ type: "batch", position, results: batch });
       batch = [];
     }
   }
-  post({ type: "batch", results: batch });
-  post({ type: "done" });
+  post({ type: "batch", position, results: batch });
+  post({ type: "done", position });
 }
 
-run(workerData as WorkerJob).catch((error: unknown) => {
-  // Only what the main thread may print: an input error's words, or an error's name.
-  const message: WorkerMessage =
-    error instanceof InputError
-      ? { type: "input-error", where: error.where, reason: error.reason }
-      : { type: "error", name: error instanceof Error ? error.name : typeof error };
-  parentPort?.postMessage(message);
+const opened = openSource(workerData as WorkerJob);
+// A contract that cannot be opened is reported with the first file; until then it must not count as unhandled.
+opened.catch(() => undefined);
+// Files are checked one after another: the next task waits for the one before it.
+let chain: Promise<void> = Promise.resolve();
+
+parentPort?.on("message", (task: WorkerTask) => {
+  chain = chain.then(async () => {
+    try {
+      await checkFile(await opened, task);
+    } catch (error) {
+      // Only what the main thread may print: an input error's words, or an error's name.
+      post(
+        error instanceof InputError
+          ? { type: "input-error", position: task.position, where: error.where, reason: error.reason }
+          : {
+              type: "error",
+              position: task.position,
+              name: error instanceof Error ? error.name : typeof error,
+            },
+      );
+    }
+  });
 });

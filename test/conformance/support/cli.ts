@@ -12,10 +12,11 @@ export interface CliResult {
   stderr: string;
 }
 
-/** Run `idv-conformance` from source, as `npm run conformance` does. */
-export function runCli(args: string[]): CliResult {
+/** Run `idv-conformance` from source in a child process, with `input` on its standard input. */
+export function runCli(args: string[], input?: string | Buffer): CliResult {
   const result = spawnSync(process.execPath, ["--import", "tsx", fromRoot("conformance/cli.ts"), ...args], {
     cwd: ROOT,
+    input,
     encoding: "utf8",
     maxBuffer: 256 * 1024 * 1024,
   });
