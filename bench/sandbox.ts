@@ -1,0 +1,198 @@
+// npm run bench:sandbox: the compiled sandbox as `npm run sandbox` starts it, beside `prism mock` on
+// the same contract in the same run. Start to first answered request (repeated starts, alternating),
+// p99 at 100 connections on a valid POST (repeated rounds), and what a thousand pending deliveries
+// to a dead receiver cost the API. Writes its section of docs/benchmarks.md.
+import { type ChildProcess, spawn } from "node:child_process";
+import { createHmac } from "node:crypto";
+import { once } from "node:events";
+import { readFileSync } from "node:fs";
+import { createServer } from "node:net";
+import autocannon from "autocannon";
+import { median, writeBenchSection } from "../scripts/lib/benchmarks-md.js";
+import { fromRoot, ROOT } from "../scripts/lib/paths.js";
+import { QUIET_ENV } from "../scripts/lib/run-tool.js";
+
+const STARTS = 7;
+const ROUNDS = 3;
+const SECONDS = 5;
+const CONNECTIONS = 100;
+const BACKLOG = 1000;
+const KEY = "bench-key";
+const SECRET = "bench-secret";
+
+const freePort = () =>
+  new Promise<number>((resolve) => {
+    const s = createServer().listen(0, "127.0.0.1", () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => resolve(port));
+    });
+  });
+
+// The request body is the contract's own example of the operation, not one written for the sandbox.
+const contract = JSON.parse(readFileSync(fromRoot("generated/openapi.json"), "utf8"));
+const examples = contract.paths["/api/v4/pep_checks"].post.requestBody.content["application/json"].examples;
+const firstExample = Object.values<{ $ref: string }>(examples)[0]?.$ref.split("/").pop() as string;
+const body = JSON.stringify(contract.components.examples[firstExample].value);
+const date = "2026-11-22T09:30:00.000Z";
+const headers = {
+  "svc-api-key": KEY,
+  "svc-date": date,
+  "svc-signature": createHmac("sha256", SECRET).update(date).update(body).digest("hex"),
+  "content-type": "application/json",
+};
+
+interface Peer {
+  name: string;
+  command: (port: number, extra?: string[]) => [string, string[]];
+}
+
+const sandbox: Peer = {
+  name: "sandbox (node dist/sandbox/cli.js)",
+  command: (p, extra = []) => [
+    process.execPath,
+    ["dist/sandbox/cli.js", "--port", String(p), "--key", KEY, "--secret", SECRET, ...extra],
+  ],
+};
+const prism: Peer = {
+  name: "prism mock generated/openapi.json",
+  command: (p) => [
+    fromRoot("node_modules/.bin/prism"),
+    ["mock", "generated/openapi.json", "-p", String(p), "-h", "127.0.0.1"],
+  ],
+};
+
+/** Spawn a server and time until it answers a POST (any status): start to first answered request. */
+async function start(
+  peer: Peer,
+  extra?: string[],
+): Promise<{ child: ChildProcess; port: number; ms: number }> {
+  const port = await freePort();
+  const [bin, args] = peer.command(port, extra);
+  const t0 = performance.now();
+  const child = spawn(bin, args, { cwd: ROOT, env: QUIET_ENV, stdio: ["ignore", "ignore", "pipe"] });
+  let exited = false;
+  child.once("exit", () => (exited = true));
+  for (;;) {
+    if (exited) throw new Error(`${peer.name} exited before answering`);
+    try {
+      const res = await fetch(`http://127.0.0.1:${port}/api/v4/pep_checks`, {
+        method: "POST",
+        headers,
+        body,
+      });
+      await res.arrayBuffer();
+      return { child, port, ms: performance.now() - t0 };
+    } catch {
+      await new Promise((r) => setTimeout(r, 5));
+    }
+  }
+}
+
+async function stop(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return;
+  child.kill("SIGTERM");
+  await once(child, "exit");
+}
+
+const load = (port: number) =>
+  autocannon({
+    url: `http://127.0.0.1:${port}/api/v4/pep_checks`,
+    method: "POST",
+    headers,
+    body,
+    connections: CONNECTIONS,
+    duration: SECONDS,
+  });
+
+const spread = (xs: number[]) =>
+  `${Math.round(median(xs))} (${Math.round(Math.min(...xs))}–${Math.round(Math.max(...xs))})`;
+const spread1 = (xs: number[]) => `${median(xs)} (${Math.min(...xs)}–${Math.max(...xs)})`;
+
+// Start-up, alternating the two so that both see the same machine state.
+const startups = new Map<Peer, number[]>([
+  [sandbox, []],
+  [prism, []],
+]);
+for (let i = 0; i < STARTS; i++) {
+  for (const peer of [sandbox, prism]) {
+    const s = await start(peer);
+    startups.get(peer)?.push(s.ms);
+    await stop(s.child);
+  }
+}
+for (const [peer, xs] of startups) console.log(`${peer.name}: start to first answer ${spread(xs)} ms`);
+
+/** p99, p50 and requests/s over rounds of load on a server started with `extra` flags, after `prepare`. */
+async function underLoad(peer: Peer, extra?: string[], prepare?: (port: number) => Promise<void>) {
+  const s = await start(peer, extra);
+  try {
+    if (prepare) await prepare(s.port);
+    const p99: number[] = [];
+    const p50: number[] = [];
+    const rps: number[] = [];
+    let non2xx = 0;
+    for (let i = 0; i < ROUNDS; i++) {
+      const r = await load(s.port);
+      p99.push(r.latency.p99);
+      p50.push(r.latency.p50);
+      rps.push(Math.round(r.requests.average));
+      non2xx += r.non2xx;
+    }
+    return { p99, p50, rps, non2xx };
+  } finally {
+    await stop(s.child);
+  }
+}
+
+const plain = await underLoad(sandbox);
+const peerLoad = await underLoad(prism);
+// A receiver nothing listens on: every delivery fails and waits for its retry.
+const deadPort = await freePort();
+let pending = 0;
+const backlogged = await underLoad(
+  sandbox,
+  ["--webhook-url", `http://127.0.0.1:${deadPort}/hook`],
+  async (port) => {
+    const v2 = { "svc-api-key": KEY, "svc-secret": SECRET, "content-type": "application/json" };
+    for (let i = 0; i < BACKLOG; i++) {
+      const res = await fetch(`http://127.0.0.1:${port}/api/v2/send_text`, {
+        method: "POST",
+        headers: v2,
+        body: JSON.stringify({ reference: `backlog-${i}` }),
+      });
+      await res.arrayBuffer();
+    }
+    // Let every first attempt fail, so that the backlog is a thousand deliveries waiting to retry.
+    await new Promise((r) => setTimeout(r, 1000));
+    const listed = await (await fetch(`http://127.0.0.1:${port}/_sandbox/deliveries?status=pending`)).json();
+    pending = listed.deliveries.length;
+  },
+);
+
+const rows = [
+  `| ${sandbox.name} | ${spread(startups.get(sandbox) ?? [])} | ${spread1(plain.p50)} | ${spread1(plain.p99)} | ${spread(plain.rps)} | ${plain.non2xx} |`,
+  `| ${prism.name} | ${spread(startups.get(prism) ?? [])} | ${spread1(peerLoad.p50)} | ${spread1(peerLoad.p99)} | ${spread(peerLoad.rps)} | ${peerLoad.non2xx} |`,
+  `| sandbox, ${pending} deliveries pending to a dead receiver | | ${spread1(backlogged.p50)} | ${spread1(backlogged.p99)} | ${spread(backlogged.rps)} | ${backlogged.non2xx} |`,
+];
+for (const row of rows) console.log(row);
+
+writeBenchSection(
+  "sandbox",
+  `## Sandbox (\`npm run bench:sandbox\`)
+
+The compiled sandbox as \`npm run sandbox\` starts it, beside \`prism mock\` on the same contract, in one
+run. Start-up: from spawn to the first answered \`POST /api/v4/pep_checks\`, median of ${STARTS} starts
+of each, alternating (min–max in brackets). Load: autocannon, ${CONNECTIONS} connections for ${SECONDS} s on a
+valid, signed \`POST /api/v4/pep_checks\` (the contract's example body), median of ${ROUNDS} rounds
+(min–max). Backlog: the same load after ${BACKLOG} verifications whose deliveries to a receiver nothing
+listens on have failed once and wait to retry. Measured ${new Date().toISOString().slice(0, 10)}, Node ${process.version}.
+
+| Server | Start to first answer (ms) | p50 (ms) | p99 (ms) | Requests/s | Non-2xx |
+|---|---|---|---|---|---|
+${rows.join("\n")}
+
+The sandbox checks every request (credentials, the contract's schema) and makes a record of each
+valid one; Prism answers from the contract's examples without checking the signature. Non-2xx from
+Prism are its own answers to the request it validated against the contract.`,
+);
+console.log("wrote docs/benchmarks.md (sandbox)");
