@@ -30,9 +30,25 @@ type Json = any;
 
 const list = (values: string[]): string => values.join(", ");
 
+/**
+ * An integer as a path, query or header parameter writes it: decimal digits, an optional minus, no
+ * leading zero, no exponent, no fraction, within the safe integer range (docs/decisions/conformance.md).
+ * `1e3`, `01`, `1.0` and `9007199254740993` stay text, so an integer schema refuses them.
+ */
+const INTEGER_TEXT = /^-?(0|[1-9][0-9]*)$/;
+/** A number as JSON writes one. */
+const NUMBER_TEXT = /^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?$/;
+
 /** Turn a recorded parameter string into the JSON type its schema expects, so the schema can judge it. */
 function coerce(value: string, as: Coercion): unknown {
-  if (as === "number" && /^-?\d+(\.\d+)?([eE][+-]?\d+)?$/.test(value)) return Number(value);
+  if (as === "integer" && INTEGER_TEXT.test(value)) {
+    const n = Number(value);
+    return Number.isSafeInteger(n) ? n : value;
+  }
+  if (as === "number" && NUMBER_TEXT.test(value)) {
+    const n = Number(value);
+    return Number.isFinite(n) ? n : value;
+  }
   if (as === "boolean" && (value === "true" || value === "false")) return value === "true";
   return value;
 }

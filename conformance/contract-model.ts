@@ -72,13 +72,14 @@ export interface OperationModel {
 }
 
 /** The JSON type a recorded parameter string is read as: its schema's number or boolean type, or text. */
-export type Coercion = "number" | "boolean" | "none";
+export type Coercion = "integer" | "number" | "boolean" | "none";
 
 /** The coercion a parameter schema asks for (a schema without a type keeps the text). */
 function coercionOf(schema: Json): Coercion {
   if (!schema || typeof schema !== "object") return "none";
   const types: unknown[] = [schema.type ?? []].flat();
-  if (types.includes("integer") || types.includes("number")) return "number";
+  if (types.includes("number")) return "number";
+  if (types.includes("integer")) return "integer";
   return types.includes("boolean") ? "boolean" : "none";
 }
 
