@@ -27,8 +27,8 @@ interface Server {
 
 const servers: Server[] = [
   {
-    name: "idv mock (front + Prism library)",
-    command: (p) => [fromRoot("node_modules/.bin/tsx"), ["mock/cli.ts", "--port", String(p)]],
+    name: "idv mock (front + Prism library, compiled)",
+    command: (p) => [process.execPath, [fromRoot("dist/mock/cli.js"), "--port", String(p)]],
     ready: /listening on/,
   },
   {

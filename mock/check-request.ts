@@ -47,8 +47,14 @@ export function checkHeaders(op: MockOperation, req: IncomingRequest): Rejection
   return undefined;
 }
 
-/** Whether a path segment names a record by integer id: the service's ids are positive integers. */
-export const isIntegerSegment = (segment: string): boolean => /^[1-9]\d*$/.test(segment);
+/**
+ * Whether a path segment names a record by integer id, as the conformance checker reads an integer
+ * parameter (docs/decisions/conformance.md): decimal digits without a leading zero, exponent or
+ * fraction, within the safe integer range; the ids' `minimum: 1` leaves the positive ones. So `1e3`,
+ * `01`, `0` and `9007199254740993` get the 404 the checker's refusal stands for.
+ */
+export const isIntegerSegment = (segment: string): boolean =>
+  /^[1-9][0-9]*$/.test(segment) && Number.isSafeInteger(Number(segment));
 
 /** The outcome of a body check: the rejection of a refused body, or the parsed value of an accepted JSON one. */
 export interface BodyCheck {

@@ -5,6 +5,7 @@ import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningMock } from "../../mock/server.js";
 import { startMock } from "../../mock/server.js";
+import { createConformanceChecker } from "../../conformance/index.js";
 import { jsonRequestExamples, loadOpenApi, operations } from "../support/contract.js";
 import {
   assertPrototypesUntouched,
@@ -149,6 +150,36 @@ describe("item 9: bodies that are not what they claim", () => {
     });
     expect(res.status).toBe(422);
     expect((await res.json()).message).toBe("Content-Type must be application/json.");
+  });
+});
+
+describe("integer path segments", () => {
+  const checker = createConformanceChecker();
+  it.each([
+    "1042",
+    "9007199254740991",
+    "1e3",
+    "01",
+    "0",
+    "-1",
+    "1.0",
+    "9007199254740993",
+    "999999999999999999999",
+  ])("%s: the mock answers 200 exactly when the checker takes the request", async (id) => {
+    const res = await fetch(`${mock.url}/api/v4/outsource_cases/${id}`, { headers: V4 });
+    const body = Buffer.from(await res.arrayBuffer());
+    const result = checker.checkExchange({
+      index: 0,
+      request: { method: "GET", path: `/api/v4/outsource_cases/${id}`, query: {}, headers: { ...V4 } },
+      response: {
+        status: res.status,
+        headers: { "content-type": res.headers.get("content-type") ?? "" },
+        body: { kind: "bytes", bytes: body },
+      },
+    });
+    const requestRefused = result.violations.some((v) => v.in.startsWith("request."));
+    expect(res.status).toBe(requestRefused ? 404 : 200);
+    expect(result.violations.filter((v) => v.in.startsWith("response."))).toEqual([]);
   });
 });
 
