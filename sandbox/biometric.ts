@@ -126,7 +126,9 @@ export class BiometricLifecycle {
       phone_number: input.contact_phone ? `+${input.contact_phone}` : null,
       firstname: input.firstname ?? null,
       lastname: input.lastname ?? null,
-      start_process_url: input.sendSms ? null : `${this.ctx.baseUrl()}/_sandbox/journeys/${id}`,
+      start_process_url: input.sendSms
+        ? null
+        : `${this.ctx.baseUrl()}/_sandbox/biometric_verifications/${id}`,
       state: "created",
       status: null,
       reviewed: false,
