@@ -156,11 +156,61 @@ class TextReporter implements Reporter {
       .filter((o) => o.violations.size === 0 && o.warnings.size === 0)
       .map((o) => o.label);
     if (passedOps.length > 0) lines.push(`Conforming without warnings: ${passedOps.join(", ")}`, "");
+    if (sorted.length > 0) lines.push(...this.tables(sorted), "");
     lines.push(
       `${summary.entries} checked: ${summary.passed} passed, ${summary.failed} failed, ${summary.warnings} warning${summary.warnings === 1 ? "" : "s"}`,
     );
     await write(out, `${lines.join("\n")}\n`);
   }
 
+  /** The closing summary: one row per operation, then one per check, as aligned columns. */
+  private tables(operations: OperationGroup[]): string[] {
+    const count = (groups: Map<string, Group>) => [...groups.values()].reduce((n, g) => n + g.count, 0);
+    const byCheck = new Map<string, { violations: number; warnings: number }>();
+    for (const op of operations) {
+      for (const [check, g] of op.violations) {
+        const row = byCheck.get(check) ?? { violations: 0, warnings: 0 };
+        row.violations += g.count;
+        byCheck.set(check, row);
+      }
+      for (const [check, g] of op.warnings) {
+        const row = byCheck.get(check) ?? { violations: 0, warnings: 0 };
+        row.warnings += g.count;
+        byCheck.set(check, row);
+      }
+    }
+    const checks = [...byCheck.entries()].sort(
+      (a, b) =>
+        b[1].violations - a[1].violations || b[1].warnings - a[1].warnings || a[0].localeCompare(b[0]),
+    );
+    return [
+      ...table(
+        ["Operation", "checked", "failed", "warnings"],
+        operations.map((op) => [op.label, op.entries, op.failed, count(op.warnings)]),
+      ),
+      ...(checks.length === 0
+        ? []
+        : [
+            "",
+            ...table(
+              ["Check", "violations", "warnings"],
+              checks.map(([c, r]) => [c, r.violations, r.warnings]),
+            ),
+          ]),
+    ];
+  }
+
   async abort() {}
+}
+
+/** Rows as aligned columns: the first left-aligned, the numbers right-aligned. */
+function table(head: string[], rows: (string | number)[][]): string[] {
+  const all = [head, ...rows].map((row) => row.map(String));
+  const widths = head.map((_, i) => Math.max(...all.map((row) => (row[i] ?? "").length)));
+  return all.map((row) =>
+    row
+      .map((cell, i) => (i === 0 ? cell.padEnd(widths[i] ?? 0) : cell.padStart(widths[i] ?? 0)))
+      .join("  ")
+      .trimEnd(),
+  );
 }
