@@ -29,7 +29,9 @@ function responseExample(op: any, status: string, mediaType: string): unknown {
     ? doc.components.responses[op.responses[status].$ref.split("/").pop()]
     : op.responses[status];
   const media = response.content[mediaType];
-  return Object.values<any>(media.examples ?? {})[0]?.value ?? media.example;
+  const first = Object.values<any>(media.examples ?? {})[0];
+  const example = first?.$ref ? doc.components.examples[first.$ref.split("/").pop()] : first;
+  return example?.value ?? media.example;
 }
 
 const V4 = { "svc-api-key": "bench-key", "svc-date": "2026-11-22T09:30:00.000Z", "svc-signature": "00" };

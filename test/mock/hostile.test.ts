@@ -17,6 +17,7 @@ import {
   hostileJsonValue,
   hostileTarget,
   invalidUtf8Json,
+  PROTOTYPE_KEYS,
   prototypeSnapshot,
   rawStatus,
   sendRaw,
@@ -108,6 +109,26 @@ describe("item 2: a __proto__ member", () => {
       "is not a permitted member",
     ]);
     await assertStillServing();
+  });
+});
+
+describe("prototype keys as query and header names on a good request", () => {
+  it("are names like any other: the request is answered as without them", async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.tuple(fc.constantFrom(...PROTOTYPE_KEYS), fc.string({ maxLength: 8 })), { maxLength: 4 }),
+        async (pairs) => {
+          const query = new URLSearchParams(pairs).toString();
+          const headers = new Headers(V4);
+          for (const [name, value] of pairs) headers.append(name, encodeURIComponent(value));
+          const res = await fetch(`${mock.url}/api/v4/outsource_cases/1042?${query}`, { headers });
+          expect(res.status).toBe(200);
+          await res.arrayBuffer();
+          assertPrototypesUntouched(snapshot);
+        },
+      ),
+      { numRuns: 20 },
+    );
   });
 });
 
