@@ -25,6 +25,12 @@ function same(a: string, b: string): boolean {
   return timingSafeEqual(digest(a), digest(b));
 }
 
+/** Equal in constant time; a length that differs is public (every signature of a kind has one length). */
+function sameText(given: string, expected: Buffer): boolean {
+  const bytes = Buffer.from(given, "latin1");
+  return bytes.length === expected.length && timingSafeEqual(bytes, expected);
+}
+
 /** Why a request's credentials were refused; the values are never part of it. */
 export type CredentialProblem = "key" | "secret" | "signature";
 
@@ -61,6 +67,9 @@ export function checkV4(
   const keyOk = same(apiKey, credentials.apiKey);
   const expected = v4Signatures(credentials.secret, date, body);
   // Hex is compared case-insensitively, as hex digits are; base64 is exact.
-  const signatureOk = same(signature.toLowerCase(), expected.hex) || same(signature, expected.base64);
+  const signatureOk =
+    signature.length === expected.hex.length
+      ? sameText(signature.toLowerCase(), Buffer.from(expected.hex, "latin1"))
+      : sameText(signature, Buffer.from(expected.base64, "latin1"));
   return !keyOk ? "key" : !signatureOk ? "signature" : undefined;
 }
