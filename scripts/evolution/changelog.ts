@@ -95,12 +95,22 @@ export function isRecordedBy(change: ContractChange, bullet: string): boolean {
     at = text.indexOf(where, at + 1);
   }
   if (at < 0) return false;
-  const whereTokens = new Set([...codeSpans(change.where), where]);
-  const members = codeSpans(bullet).filter((t) => !whereTokens.has(t));
+  const whereTokens = new Set(codeSpans(change.where));
+  // Operations (`POST /…`) and event names in a bullet are not members.
+  const members = codeSpans(bullet).filter((t) => !whereTokens.has(t) && !OPERATION.test(t));
   if (members.length === 0) return true;
   const own = memberToken(change);
-  return own !== undefined && members.includes(own);
+  return own !== undefined && members.some((t) => covers(t, own));
 }
+
+const OPERATION = /^[A-Z]+ \//;
+
+/** A member named in a bullet covers itself, what lies under it, and a path ending in it. */
+const covers = (named: string, member: string) =>
+  member === named ||
+  member.startsWith(`${named}.`) ||
+  member.startsWith(`${named}[`) ||
+  member.endsWith(`.${named}`);
 
 /** A bullet a reviewer can paste under `### Breaking changes` to record a change. */
 export const suggestedBullet = (change: ContractChange): string =>
