@@ -3,6 +3,7 @@ import { execFileSync, spawnSync } from "node:child_process";
 import { createHmac } from "node:crypto";
 import {
   copyFileSync,
+  cpSync,
   mkdirSync,
   mkdtempSync,
   readdirSync,
@@ -19,7 +20,18 @@ import { QUIET_ENV } from "../../scripts/lib/run-tool.js";
 
 const dir = mkdtempSync(join(tmpdir(), "idv-pack-"));
 const app = join(dir, "app");
+// A copy of what npm packs, so that the README swap runs as in prepack/postpack without touching the
+// repository's own README (which other tests read while this one runs).
+const stage = join(dir, "stage");
 let packedFiles: string[] = [];
+let stagedReadmeAfterPack = "";
+const manifest = JSON.parse(readFileSync(fromRoot("package.json"), "utf8"));
+const swapReadme = (step: "in" | "out") =>
+  execFileSync(
+    process.execPath,
+    [fromRoot("node_modules/tsx/dist/cli.mjs"), fromRoot("scripts/package-readme.ts"), step, stage],
+    { encoding: "utf8" },
+  );
 const npm = (args: string[], cwd: string) =>
   execFileSync("npm", [...args, "--no-audit", "--no-fund", "--loglevel=error"], {
     cwd,
@@ -30,9 +42,16 @@ const npm = (args: string[], cwd: string) =>
 beforeAll(() => {
   // npm run build: the package's own build, so that the test covers it too.
   npm(["run", "build"], fromRoot());
-  const [packed] = JSON.parse(
-    npm(["pack", "--ignore-scripts", "--json", "--pack-destination", dir], fromRoot()),
-  );
+  // Exactly the files npm would pack from the repository, and the package's README source.
+  const [listed] = JSON.parse(npm(["pack", "--dry-run", "--ignore-scripts", "--json"], fromRoot()));
+  for (const { path } of [...(listed?.files ?? []), { path: "docs/package/README.md" }]) {
+    cpSync(fromRoot(path), join(stage, path));
+  }
+  // npm pack runs prepack (the build, above, then the swap) and postpack; here they run around it.
+  swapReadme("in");
+  const [packed] = JSON.parse(npm(["pack", "--ignore-scripts", "--json", "--pack-destination", dir], stage));
+  swapReadme("out");
+  stagedReadmeAfterPack = readFileSync(join(stage, "README.md"), "utf8");
   packedFiles = (packed?.files ?? []).map((f: { path: string }) => f.path);
   const tarball = readdirSync(dir).find((f) => f.endsWith(".tgz"));
   if (!tarball) throw new Error(`npm pack wrote no tarball into ${dir}`);
@@ -41,9 +60,13 @@ beforeAll(() => {
     join(app, "package.json"),
     JSON.stringify({ name: "consumer", private: true, type: "module" }),
   );
-  // Offline: the dependencies come from the npm cache the repository was installed from.
-  npm(["install", "--offline", "--ignore-scripts", join(dir, tarball)], app);
+  // The dependencies come from the npm cache the repository was installed from when it has them.
+  npm(["install", "--prefer-offline", "--ignore-scripts", join(dir, tarball)], app);
   symlinkSync(fromRoot("node_modules/typescript"), join(app, "node_modules/typescript"), "dir");
+  // For the consumer that takes the fetch API's types from Node.js's rather than from the DOM library.
+  mkdirSync(join(app, "node_modules/@types"), { recursive: true });
+  symlinkSync(fromRoot("node_modules/@types/node"), join(app, "node_modules/@types/node"), "dir");
+  symlinkSync(fromRoot("node_modules/undici-types"), join(app, "node_modules/undici-types"), "dir");
   writeFileSync(
     join(app, "tsconfig.json"),
     JSON.stringify({
@@ -61,6 +84,23 @@ beforeAll(() => {
     }),
   );
   // The TypeScript fixtures are .txt here so that the repository's own type check leaves them alone.
+  // The same checks of two entry points under other settings, each in a folder of its own.
+  const settings = {
+    node10: { module: "ES2022", moduleResolution: "node10", lib: ["ES2022", "DOM"], types: [] },
+    "node-types": { module: "NodeNext", moduleResolution: "NodeNext", lib: ["ES2022"], types: ["node"] },
+    "no-fetch-types": { module: "NodeNext", moduleResolution: "NodeNext", lib: ["ES2022"], types: [] },
+  };
+  for (const [name, options] of Object.entries(settings)) {
+    mkdirSync(join(app, name));
+    copyFileSync(fromRoot("test/package/fixtures/types-only.ts.txt"), join(app, name, "types-only.ts"));
+    writeFileSync(
+      join(app, name, "tsconfig.json"),
+      JSON.stringify({
+        compilerOptions: { target: "ES2022", strict: true, noEmit: true, skipLibCheck: false, ...options },
+        include: ["*.ts"],
+      }),
+    );
+  }
   for (const file of ["consumer.ts", "mistakes.ts", "run-consumer.mjs"]) {
     const source = fromRoot("test/package/fixtures", file.endsWith(".ts") ? `${file}.txt` : file);
     copyFileSync(source, join(app, file));
@@ -69,17 +109,20 @@ beforeAll(() => {
 
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-/** tsc's errors in the consumer project, as "file:line". */
-function compileErrors(): string[] {
-  const tsc = spawnSync(
+/** tsc's output for a project of the consumer (its folder, default the main one). */
+const tscOutput = (project = "."): string =>
+  spawnSync(
     process.execPath,
-    [join(app, "node_modules/typescript/bin/tsc"), "-p", ".", "--pretty", "false"],
+    [join(app, "node_modules/typescript/bin/tsc"), "-p", project, "--pretty", "false"],
     {
       cwd: app,
       encoding: "utf8",
     },
-  );
-  return [...tsc.stdout.matchAll(/^([\w.-]+)\((\d+),\d+\): error/gm)].map(
+  ).stdout;
+
+/** tsc's errors in the consumer project, as "file:line". */
+function compileErrors(): string[] {
+  return [...tscOutput().matchAll(/^([\w.-]+)\((\d+),\d+\): error/gm)].map(
     ([, file, line]) => `${file}:${line}`,
   );
 }
@@ -125,5 +168,68 @@ describe("the packed package in a fresh strict project", () => {
     expect(pdf.headers["svc-signature"]).toBe(sign(pdf.headers["svc-date"], ""));
     expect(out.file).toEqual({ name: "kyb-3.pdf", size: 4 });
     expect(out.openapi).toBe("3.1.0");
+  });
+});
+
+describe("what the package's users read", () => {
+  const packageReadme = readFileSync(fromRoot("docs/package/README.md"), "utf8")
+    .replace(/^<!--[\s\S]*?-->\s*/, "")
+    .trimStart();
+  const packed = () => readFileSync(join(app, "node_modules/idv-contract/README.md"), "utf8");
+
+  it("is the package's README, not the repository's", () => {
+    expect(packedFiles).toContain("README.md");
+    expect(packed()).toBe(packageReadme);
+    for (const topic of [
+      "npm install idv-contract",
+      "createClient",
+      "idv-contract/webhooks",
+      "npx idv-conformance",
+    ]) {
+      expect(packed()).toContain(topic);
+    }
+    // Nothing that only the repository has: its npm scripts, or links into files the package lacks.
+    expect(packed()).not.toMatch(/npm start|npm run mock|\]\((?!https:)[^)]*\)/);
+  });
+
+  it("leaves the repository's README as it was after packing", () => {
+    expect(stagedReadmeAfterPack).toBe(readFileSync(fromRoot("README.md"), "utf8"));
+  });
+
+  it("is swapped in by prepack and back by postpack", () => {
+    expect(manifest.scripts.prepack).toMatch(/npm run build && tsx scripts\/package-readme\.ts in$/);
+    expect(manifest.scripts.postpack).toBe("tsx scripts/package-readme.ts out");
+  });
+});
+
+describe("the package's types", () => {
+  it("resolve idv-contract/webhooks under moduleResolution node10 (typesVersions)", () => {
+    expect(tscOutput("node10")).toBe("");
+  });
+
+  it("compile with @types/node instead of the DOM library", () => {
+    expect(tscOutput("node-types")).toBe("");
+  });
+
+  it("need the fetch API's global types and nothing else (as docs/client.md says)", () => {
+    // Without the DOM library or @types/node, the only names missing are the fetch API's.
+    const missing = new Set(
+      [...tscOutput("no-fetch-types").matchAll(/Cannot find name '(\w+)'/g)].map(([, n]) => n),
+    );
+    const documented = [
+      "AbortSignal",
+      "Blob",
+      "Headers",
+      "ReadableStream",
+      "Request",
+      "RequestInit",
+      "Response",
+    ];
+    expect(missing.size).toBeGreaterThan(0);
+    expect([...missing].filter((name) => !documented.includes(name as string))).toEqual([]);
+    const other = tscOutput("no-fetch-types")
+      .split("\n")
+      .filter((line) => / error TS/.test(line) && !/TS2304|TS7017/.test(line));
+    expect(other).toEqual([]);
   });
 });
