@@ -222,7 +222,7 @@ export function answerControl(
           approval_status: null,
         },
       };
-      sandbox.workflow.set(id, record);
+      sandbox.keep(sandbox.workflow, id, record, 256);
       sandbox.changed();
       return ok(record, 201);
     }

@@ -42,6 +42,11 @@ export interface WorkflowCase {
   };
 }
 
+/** Records kept at most, all products together; the oldest go first. */
+export const MAX_RECORDS = 100_000;
+/** Request bytes the kept records may hold, all together; the oldest go first. */
+export const MAX_RECORD_BYTES = 64 * 1024 * 1024;
+
 export class Sandbox {
   readonly clock: VirtualClock;
   readonly queue: DeliveryQueue;
@@ -56,6 +61,10 @@ export class Sandbox {
   /** The last id handed out per kind of record. */
   readonly ids = new Map<string, number>();
   credentials: Credentials;
+  /** Every kept record in the order it was made, from `keptHead` on: what to forget first. */
+  private readonly kept: { map: Map<unknown, unknown>; key: unknown; bytes: number }[] = [];
+  private keptHead = 0;
+  private keptBytes = 0;
   /** The address the sandbox answers on, for URLs in records (set once listening). */
   baseUrl = "http://127.0.0.1:4010";
 
@@ -89,6 +98,27 @@ export class Sandbox {
     const next = (this.ids.get(kind) ?? 1000 + randomInt(0, 100)) + 1;
     this.ids.set(kind, next);
     return next;
+  }
+
+  /**
+   * Keep a record in its map, within the budget: past MAX_RECORDS records or MAX_RECORD_BYTES of
+   * request bytes, the oldest records are forgotten (they answer 404 from then on).
+   */
+  keep<K, V>(map: Map<K, V>, key: K, value: V, bytes: number): void {
+    map.set(key, value);
+    this.kept.push({ map: map as Map<unknown, unknown>, key, bytes });
+    this.keptBytes += bytes;
+    while (this.kept.length - this.keptHead > MAX_RECORDS || this.keptBytes > MAX_RECORD_BYTES) {
+      const old = this.kept[this.keptHead++];
+      if (!old) break;
+      old.map.delete(old.key);
+      this.keptBytes -= old.bytes;
+    }
+    // Drop the forgotten entries' slots now and then, not on every record.
+    if (this.keptHead > 4096 && this.keptHead * 2 > this.kept.length) {
+      this.kept.splice(0, this.keptHead);
+      this.keptHead = 0;
+    }
   }
 
   /** Advance the virtual clock; timers that fall due run in order. */

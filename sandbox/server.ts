@@ -174,6 +174,7 @@ export async function serveSandbox(sandbox: Sandbox, options: SandboxServerOptio
         body,
         contentType: headers["content-type"],
         accept: headers.accept,
+        head: method === "HEAD",
       });
     };
     reply(await answer(), op.template);

@@ -42,6 +42,8 @@ export interface ServiceRequest {
   body: Buffer;
   contentType: string | undefined;
   accept: string | undefined;
+  /** A HEAD request: answered as GET, without the download's effects (archiving). */
+  head: boolean;
 }
 
 const error = (op: MockOperation, status: number, code: string, message: string): Answer => {
@@ -69,10 +71,16 @@ export function answerService(sandbox: Sandbox, req: ServiceRequest): Answer {
   const { op, value } = req;
   const now = sandbox.clock.now();
   const [param] = req.params;
+  /** A download archives its record on the service; a HEAD request only asks what it would get. */
+  const archive = (record: { archived: boolean }) => {
+    if (req.head) return;
+    record.archived = true;
+    sandbox.changed();
+  };
   switch (op.operationId) {
     case "createManualVerification": {
       const record = manualVerification(value, now);
-      sandbox.manual.set(record.transaction_id, record);
+      sandbox.keep(sandbox.manual, record.transaction_id, record, req.body.length);
       sandbox.changed();
       return { status: 200, json: record.response };
     }
@@ -80,8 +88,7 @@ export function answerService(sandbox: Sandbox, req: ServiceRequest): Answer {
       const record = sandbox.manual.get(param ?? "");
       // Archived means erased: the export is gone with it.
       if (!record || record.archived) return notFound(op, "manual verification");
-      record.archived = true;
-      sandbox.changed();
+      archive(record);
       const pdf = renderPdf("Manual identity verification", [
         `Reference: ${record.reference}`,
         `Transaction: ${record.transaction_id}`,
@@ -115,6 +122,7 @@ export function answerService(sandbox: Sandbox, req: ServiceRequest): Answer {
         sendSms,
         ...(journey ? { journey } : {}),
       });
+      sandbox.keep(sandbox.biometric.records, record.transaction_id, record, req.body.length);
       return {
         status: 200,
         json: sendSms
@@ -129,6 +137,7 @@ export function answerService(sandbox: Sandbox, req: ServiceRequest): Answer {
         return error(op, 400, "SMS_FAIL", "The SMS could not be sent to this number.");
       try {
         const replacement = sandbox.biometric.resend(param ?? "", phone);
+        sandbox.keep(sandbox.biometric.records, replacement.transaction_id, replacement, req.body.length);
         return { status: 200, json: { transaction_id: replacement.transaction_id } };
       } catch (e) {
         if (e instanceof TransitionError) return error(op, 422, "VALIDATION_FAILED", e.message);
@@ -140,7 +149,7 @@ export function answerService(sandbox: Sandbox, req: ServiceRequest): Answer {
       if (!record) return notFound(op, "biometric verification");
       const refusal = sandbox.biometric.pdfRefusal(record);
       if (refusal) return error(op, 400, refusal.code, refusal.message);
-      sandbox.biometric.downloaded(record.transaction_id);
+      if (!req.head) sandbox.biometric.downloaded(record.transaction_id);
       const pdf = renderPdf("Biometric verification report", [
         `Reference: ${record.reference}`,
         `Transaction: ${record.transaction_id}`,
@@ -158,7 +167,7 @@ export function answerService(sandbox: Sandbox, req: ServiceRequest): Answer {
         value,
         zipTitle(value.res_attributes?.title_number) ? "zip" : "pdf",
       );
-      sandbox.property.set(id, record);
+      sandbox.keep(sandbox.property, id, record, req.body.length);
       sandbox.changed();
       return { status: 200, json: record.body };
     }
@@ -167,8 +176,7 @@ export function answerService(sandbox: Sandbox, req: ServiceRequest): Answer {
       const record = id === undefined ? undefined : sandbox.property.get(id);
       if (!record || record.kind !== "oov") return notFound(op, "Online Ownership verification");
       if (record.archived) return error(op, 400, "ALREADY_ARCHIVED", "The report was exported and archived.");
-      record.archived = true;
-      sandbox.changed();
+      archive(record);
       const v = record.body.property_verifications[0];
       const pdf = renderPdf("Online Ownership verification", [
         `Reference: ${record.body.reference}`,
@@ -202,7 +210,7 @@ export function answerService(sandbox: Sandbox, req: ServiceRequest): Answer {
     case "createPepCheck": {
       const id = sandbox.nextId("pep");
       const record = pepCheck(id, value, now);
-      sandbox.pep.set(id, record);
+      sandbox.keep(sandbox.pep, id, record, req.body.length);
       sandbox.changed();
       return { status: 200, json: record.body };
     }
@@ -211,8 +219,7 @@ export function answerService(sandbox: Sandbox, req: ServiceRequest): Answer {
       const record = id === undefined ? undefined : sandbox.pep.get(id);
       if (!record) return notFound(op, "PEP check");
       if (record.archived) return error(op, 400, "ALREADY_ARCHIVED", "The report was exported and archived.");
-      record.archived = true;
-      sandbox.changed();
+      archive(record);
       const b = record.body;
       const pdf = renderPdf("PEP and sanctions screening", [
         `Reference: ${b.reference}`,
@@ -224,7 +231,7 @@ export function answerService(sandbox: Sandbox, req: ServiceRequest): Answer {
     case "createFraudAnalytic": {
       const id = sandbox.nextId("fraud");
       const record = fraudAnalytic(id, value);
-      sandbox.fraud.set(id, record);
+      sandbox.keep(sandbox.fraud, id, record, req.body.length);
       sandbox.changed();
       return { status: 200, json: record };
     }
@@ -233,7 +240,7 @@ export function answerService(sandbox: Sandbox, req: ServiceRequest): Answer {
     case "createKybVerification": {
       const id = sandbox.nextId("kyb");
       const record = kybVerification(id, value, now);
-      sandbox.kyb.set(id, record);
+      sandbox.keep(sandbox.kyb, id, record, req.body.length);
       sandbox.changed();
       return { status: 200, json: record.body };
     }
@@ -242,8 +249,7 @@ export function answerService(sandbox: Sandbox, req: ServiceRequest): Answer {
       const record = id === undefined ? undefined : sandbox.kyb.get(id);
       if (!record) return notFound(op, "KYB verification");
       if (record.archived) return error(op, 400, "ALREADY_ARCHIVED", "The report was exported and archived.");
-      record.archived = true;
-      sandbox.changed();
+      archive(record);
       const b = record.body;
       const pdf = renderPdf("Business verification (KYB)", [
         `Reference: ${b.reference}`,
@@ -255,7 +261,7 @@ export function answerService(sandbox: Sandbox, req: ServiceRequest): Answer {
     case "createEddCase": {
       const id = sandbox.nextId("edd");
       const record = eddCase(id, value, now);
-      sandbox.edd.set(id, record);
+      sandbox.keep(sandbox.edd, id, record, req.body.length);
       sandbox.changed();
       return { status: 200, json: withMetadata(record) };
     }

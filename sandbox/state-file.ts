@@ -119,14 +119,16 @@ export function readState(file: string): StateData | undefined {
 /** Put saved state back into a fresh sandbox. */
 export function restoreState(sandbox: Sandbox, data: StateData): void {
   for (const [k, v] of data.ids) sandbox.ids.set(k, v);
-  for (const r of data.biometric) sandbox.biometric.records.set(r.transaction_id, r);
-  for (const r of data.manual) sandbox.manual.set(r.transaction_id, r);
-  for (const [k, v] of data.pep) sandbox.pep.set(k, v);
-  for (const [k, v] of data.fraud) sandbox.fraud.set(k, v);
-  for (const [k, v] of data.property) sandbox.property.set(k, v);
-  for (const [k, v] of data.kyb) sandbox.kyb.set(k, v);
-  for (const [k, v] of data.edd) sandbox.edd.set(k, v);
-  for (const [k, v] of data.workflow) sandbox.workflow.set(k, v);
+  // Through the record budget, in the order they were saved: the oldest are still forgotten first.
+  const size = (v: unknown) => JSON.stringify(v).length;
+  for (const r of data.biometric) sandbox.keep(sandbox.biometric.records, r.transaction_id, r, size(r));
+  for (const r of data.manual) sandbox.keep(sandbox.manual, r.transaction_id, r, size(r));
+  for (const [k, v] of data.pep) sandbox.keep(sandbox.pep, k, v, size(v));
+  for (const [k, v] of data.fraud) sandbox.keep(sandbox.fraud, k, v, size(v));
+  for (const [k, v] of data.property) sandbox.keep(sandbox.property, k, v, size(v));
+  for (const [k, v] of data.kyb) sandbox.keep(sandbox.kyb, k, v, size(v));
+  for (const [k, v] of data.edd) sandbox.keep(sandbox.edd, k, v, size(v));
+  for (const [k, v] of data.workflow) sandbox.keep(sandbox.workflow, k, v, size(v));
   sandbox.queue.restore(data.receivers, data.deliveries);
   sandbox.clock.restore(data.clock_offset_ms, data.timers);
 }

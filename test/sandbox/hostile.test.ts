@@ -45,7 +45,8 @@ function post(path: string, body: string | Uint8Array, headers: Record<string, s
   return fetch(`${sbx.running.url}${path}`, {
     method: "POST",
     headers: { "content-type": "application/json", ...auth, ...headers },
-    body,
+    // Node's fetch sends bytes as they are; the DOM typing wants an ArrayBuffer-backed view.
+    body: body as BodyInit,
   });
 }
 

@@ -262,3 +262,41 @@ describe("proven against the contract", () => {
     expect(() => cli(["webhooks", join(dir, "deliveries.ndjson")])).not.toThrow();
   });
 });
+
+describe("bounded memory", () => {
+  it("forgets the oldest records past the record budget; they answer 404", async () => {
+    const { MAX_RECORDS } = await import("../../sandbox/sandbox.js");
+    const small = await startTestSandbox();
+    try {
+      const first = await small.client.POST("/api/v4/pep_checks", {
+        body: { reference: "oldest", firstname: "A", lastname: "B", date_of_birth: "14/03/1985" },
+      });
+      // Fill the budget without HTTP: the same path the service's creates take.
+      for (let i = 0; i < MAX_RECORDS; i++) small.running.sandbox.keep(small.running.sandbox.fraud, i, {}, 0);
+      const gone = await small.client.GET("/api/v4/pdf/pep_checks/{id}", {
+        params: { path: { id: first.data?.id as number } },
+        parseAs: "arrayBuffer",
+      });
+      expect(gone.response.status).toBe(404);
+      expect(small.running.sandbox.fraud.size).toBe(MAX_RECORDS);
+    } finally {
+      await small.running.close();
+    }
+  });
+
+  it("HEAD answers like GET without archiving", async () => {
+    const { data } = await sbx.client.POST("/api/v4/pep_checks", {
+      body: { reference: "head", firstname: "A", lastname: "B", date_of_birth: "14/03/1985" },
+    });
+    const url = `${sbx.running.url}/api/v4/pdf/pep_checks/${data?.id}`;
+    const date = new Date().toISOString();
+    const headers = {
+      "svc-api-key": CREDENTIALS.apiKey,
+      "svc-date": date,
+      "svc-signature": createHmac("sha256", CREDENTIALS.secret).update(date).digest("hex"),
+    };
+    expect((await fetch(url, { method: "HEAD", headers })).status).toBe(200);
+    expect((await fetch(url, { headers })).status).toBe(200);
+    expect((await fetch(url, { headers })).status).toBe(400);
+  });
+});
