@@ -190,6 +190,7 @@ export class Sandbox {
     headers: Record<string, string> = {},
   ): void {
     const body = JSON.stringify(payload);
+    // The headers every delivery of the event carries; each workflow delivery gets its own id later.
     const probe = {
       "content-type": "application/json",
       ...Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v])),
