@@ -14,7 +14,11 @@ beforeAll(() => {
   rmSync(out, { recursive: true, force: true });
   execFileSync(
     process.execPath,
-    [fromRoot("node_modules/typescript/bin/tsc"), "-p", "tsconfig.build.json", "--outDir", out],
+    // The package's build config; types are checked by the lint step, so only the emit is needed here.
+    [
+      fromRoot("node_modules/typescript/bin/tsc"),
+      ...["-p", "tsconfig.build.json", "--outDir", out, "--noCheck", "--declaration", "false"],
+    ],
     {
       cwd: fromRoot(),
     },
