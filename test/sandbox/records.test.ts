@@ -15,6 +15,8 @@ import {
   CREDENTIALS,
   deliveriesNdjson,
   deliveryViolations,
+  hasUnzip,
+  readZip,
   startRecorder,
   startTestSandbox,
   trafficViolations,
@@ -176,12 +178,16 @@ describe("records from the request's own data", () => {
       parseAs: "arrayBuffer",
     });
     expect(zip.response.headers.get("content-type")).toBe("application/zip");
-    const dir = mkdtempSync(join(tmpdir(), "sbx-zip-"));
-    writeFileSync(join(dir, "t.zip"), Buffer.from(zip.data));
-    const test = spawnSync("unzip", ["-t", join(dir, "t.zip")], { encoding: "utf8" });
-    expect(test.status, test.stdout).toBe(0);
-    expect(test.stdout).toMatch(/register\.pdf\s+OK/);
-    expect(test.stdout).toMatch(/plan\.pdf\s+OK/);
+    const entries = readZip(Buffer.from(zip.data));
+    expect([...entries.keys()]).toEqual(["register.pdf", "plan.pdf"]);
+    for (const pdf of entries.values()) expect(pdfStructureProblems(pdf.toString("latin1"))).toEqual([]);
+    expect(entries.get("register.pdf")?.toString("latin1")).toContain("ZIP231877");
+    if (hasUnzip()) {
+      const dir = mkdtempSync(join(tmpdir(), "sbx-zip-"));
+      writeFileSync(join(dir, "t.zip"), Buffer.from(zip.data));
+      const test = spawnSync("unzip", ["-t", join(dir, "t.zip")], { encoding: "utf8" });
+      expect(test.status, test.stdout).toBe(0);
+    }
   });
 
   it("a workflow case sends case.completed with the X-Workflow headers and no credentials", async () => {

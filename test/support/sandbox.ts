@@ -1,10 +1,12 @@
 // Helpers of the sandbox's tests: a sandbox on a free port with its deliveries recorded, a receiver
 // that records what it gets and answers as told, and the conformance checks over both.
+import { spawnSync } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { crc32, inflateRawSync } from "node:zlib";
 import { createConformanceChecker, createWebhookChecker, type EntryResult } from "../../conformance/index.js";
 import { createSandboxControl } from "../../sandbox/index.js";
 import { type RunningSandbox, type StartOptions, startSandbox } from "../../sandbox/start.js";
@@ -136,3 +138,37 @@ export const eventsOf = (received: Received[], transactionId?: string): string[]
     .map((r) => JSON.parse(r.body) as { event?: string; transaction_id?: string })
     .filter((b) => transactionId === undefined || b.transaction_id === transactionId)
     .map((b) => b.event ?? "");
+
+/**
+ * The entries of a zip archive, each inflated and its CRC-32 checked against the central directory:
+ * an independent reading of what the sandbox writes (unzip -t checks it too where installed).
+ */
+export function readZip(zip: Buffer): Map<string, Buffer> {
+  const end = zip.lastIndexOf(Buffer.from([0x50, 0x4b, 0x05, 0x06]));
+  if (end < 0) throw new Error("no end of central directory");
+  const count = zip.readUInt16LE(end + 10);
+  let at = zip.readUInt32LE(end + 16);
+  const out = new Map<string, Buffer>();
+  for (let i = 0; i < count; i++) {
+    if (zip.readUInt32LE(at) !== 0x02014b50) throw new Error(`entry ${i}: no central header`);
+    const method = zip.readUInt16LE(at + 10);
+    const crc = zip.readUInt32LE(at + 16);
+    const packed = zip.readUInt32LE(at + 20);
+    const size = zip.readUInt32LE(at + 24);
+    const nameLength = zip.readUInt16LE(at + 28);
+    const extra = zip.readUInt16LE(at + 30) + zip.readUInt16LE(at + 32);
+    const local = zip.readUInt32LE(at + 42);
+    const name = zip.subarray(at + 46, at + 46 + nameLength).toString("utf8");
+    if (zip.readUInt32LE(local) !== 0x04034b50) throw new Error(`${name}: no local header`);
+    const dataAt = local + 30 + zip.readUInt16LE(local + 26) + zip.readUInt16LE(local + 28);
+    const raw = zip.subarray(dataAt, dataAt + packed);
+    const data = method === 8 ? inflateRawSync(raw) : Buffer.from(raw);
+    if (data.length !== size || crc32(data) !== crc) throw new Error(`${name}: size or CRC-32 differs`);
+    out.set(name, data);
+    at += 46 + nameLength + extra;
+  }
+  return out;
+}
+
+/** Whether Info-ZIP's unzip is installed (CI installs it; it checks the archives independently). */
+export const hasUnzip = (): boolean => spawnSync("unzip", ["-v"]).status === 0;
