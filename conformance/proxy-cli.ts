@@ -98,7 +98,7 @@ export async function runProxy(argv: string[], io: ProxyIo): Promise<number> {
       })
     : undefined;
   const summary: Summary = { entries: 0, passed: 0, failed: 0, warnings: 0 };
-  let skipped = 0;
+  let unchecked = 0;
   const proxy = await startProxy({
     upstream: args.upstream,
     checker,
@@ -114,11 +114,9 @@ export async function runProxy(argv: string[], io: ProxyIo): Promise<number> {
         io.stdout.write(resultLines(result));
       }
     },
-    onSkipped: (method) => {
-      skipped++;
-      io.stderr.write(
-        `idv-conformance proxy: a ${method} request body over the capture limit was forwarded but not checked\n`,
-      );
+    onUnchecked: (method, why) => {
+      unchecked++;
+      io.stderr.write(`idv-conformance proxy: a ${method} exchange was forwarded but not checked: ${why}\n`);
     },
     onExchange: recorder ? (exchange) => recorder.add(exchange) : undefined,
   }).catch((error: NodeJS.ErrnoException) => {
@@ -136,7 +134,7 @@ export async function runProxy(argv: string[], io: ProxyIo): Promise<number> {
   await recorder?.close();
   io.stdout.write(
     `${summary.entries} exchanges checked: ${summary.passed} conform, ${summary.failed} do not, ${summary.warnings} warnings` +
-      `${skipped > 0 ? `, ${skipped} not checked (body over the capture limit)` : ""}\n`,
+      `${unchecked > 0 ? `, ${unchecked} not checked` : ""}\n`,
   );
   return summary.failed > 0 ? 1 : 0;
 }

@@ -29,8 +29,8 @@ export interface ProxyOptions {
   captureBytes?: number;
   /** Called with each exchange's verdict as it completes. */
   onResult?: (result: EntryResult) => void;
-  /** Called with each exchange not checked because a body was over the capture limit. */
-  onSkipped?: (method: string) => void;
+  /** Called with each exchange that could not be checked, and why (never a recorded value). */
+  onUnchecked?: (method: string, why: string) => void;
   /** Called with each completed exchange, for the recording. */
   onExchange?: (exchange: HarExchange) => void;
 }
@@ -226,8 +226,18 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
         },
       };
       // A request body that was not kept cannot be checked: saying "no body" would be a false verdict.
-      if (requestCapture.size > 0 && !requestBody) options.onSkipped?.(method);
-      else options.onResult?.(options.checker.checkExchange(exchange));
+      if (requestCapture.size > 0 && !requestBody)
+        options.onUnchecked?.(method, "its request body was over the capture limit or could not be decoded");
+      else {
+        let result: EntryResult | undefined;
+        try {
+          result = options.checker.checkExchange(exchange);
+        } catch (error) {
+          // A check that fails on some input must not end the proxy; the exchange is reported unchecked.
+          options.onUnchecked?.(method, `the check failed (${(error as Error)?.name ?? "error"})`);
+        }
+        if (result) options.onResult?.(result);
+      }
       options.onExchange?.({
         startedAt,
         durationMs: Math.round(performance.now() - started),

@@ -11,6 +11,8 @@ import { Writable } from "node:stream";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { main } from "../../conformance/cli.js";
+import type { ConformanceChecker } from "../../conformance/open-checker.js";
+import { startProxy } from "../../conformance/proxy.js";
 import { runProxy } from "../../conformance/proxy-cli.js";
 import type { RunningMock } from "../../mock/server.js";
 import { startMock } from "../../mock/server.js";
@@ -188,7 +190,9 @@ describe("idv-conformance proxy", () => {
     expect(answer.length).toBe(32 * 1024 * 1024 + String(big.length).length);
     expect(answer.subarray(-8).toString()).toBe(String(big.length));
     const { stderr } = await proxy.stop();
-    expect(stderr).toContain("a POST request body over the capture limit was forwarded but not checked");
+    expect(stderr).toContain(
+      "a POST exchange was forwarded but not checked: its request body was over the capture limit or could not be decoded",
+    );
     upstream.close();
   });
 
@@ -243,6 +247,31 @@ describe("idv-conformance proxy", () => {
     expect(await exited).toBe(1);
     expect(out).toMatch(/1 exchanges checked: 0 conform, 1 do not/);
     expect(JSON.parse(readFileSync(har, "utf8")).log.entries).toHaveLength(1);
+  });
+
+  it("keeps forwarding when a check throws, and says the exchange went unchecked", async () => {
+    const unchecked: string[] = [];
+    const throwing = {
+      checkExchange: () => {
+        throw new RangeError(`deep ${CANARIES[0]}`);
+      },
+      checkFile: () => {
+        throw new Error("unused");
+      },
+    } as unknown as ConformanceChecker;
+    const proxy = await startProxy({
+      upstream: new URL(mock.url),
+      checker: throwing,
+      port: 0,
+      onUnchecked: (method, why) => unchecked.push(`${method}: ${why}`),
+    });
+    for (let i = 0; i < 2; i++) {
+      const res = await fetch(`${proxy.url}/api/v4/outsource_cases/1042`, { headers: V4 });
+      expect(res.status).toBe(200);
+      await res.arrayBuffer();
+    }
+    await proxy.close();
+    expect(unchecked).toEqual(["GET: the check failed (RangeError)", "GET: the check failed (RangeError)"]);
   });
 
   it("refuses unusable arguments with exit 2 through the CLI", async () => {
