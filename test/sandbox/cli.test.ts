@@ -1,0 +1,74 @@
+// The sandbox's command line: flags, generated credentials printed once, given ones never echoed,
+// clear refusals of bad flags (naming the flag, not the value), SIGTERM stops it.
+import { spawn, spawnSync } from "node:child_process";
+import { describe, expect, it } from "vitest";
+import { fromRoot } from "../../scripts/lib/paths.js";
+import { CANARIES, containsCanary } from "../support/hostile.js";
+
+const ARGS = ["--import", "tsx", fromRoot("sandbox/cli.ts")];
+
+/** Run the CLI until it says it listens (or exits); then SIGTERM it. Its output and exit code. */
+async function runUntilListening(args: string[]): Promise<{ out: string; code: number | null }> {
+  const child = spawn(process.execPath, [...ARGS, ...args], {
+    cwd: fromRoot(),
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let out = "";
+  child.stdout.on("data", (c: Buffer) => (out += c.toString()));
+  child.stderr.on("data", (c: Buffer) => (out += c.toString()));
+  const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
+  const deadline = Date.now() + 20_000;
+  while (!/listening on/.test(out) && child.exitCode === null && Date.now() < deadline)
+    await new Promise((r) => setTimeout(r, 50));
+  child.kill("SIGTERM");
+  return { out, code: await exited };
+}
+
+describe("npm run sandbox", () => {
+  it("prints generated credentials once", async () => {
+    const { out, code } = await runUntilListening(["--port", "0"]);
+    expect(out).toMatch(/API key: sbx_key_[0-9a-f]{24}\n/);
+    expect(out).toMatch(/Secret: +sbx_secret_[0-9a-f]{48}\n/);
+    expect(code).toBe(0);
+  });
+
+  it("never echoes credentials it was given", async () => {
+    const { out, code } = await runUntilListening([
+      "--port",
+      "0",
+      "--key",
+      CANARIES[0],
+      "--secret",
+      CANARIES[1],
+      "--webhook-url",
+      "http://127.0.0.1:9/idv/events",
+      "--webhook-auth",
+      `basic:${CANARIES[2]}:${CANARIES[3]}`,
+    ]);
+    expect(out).toMatch(/listening on http:\/\/127\.0\.0\.1:\d+/);
+    expect(out).toContain("Webhook receiver registered");
+    expect(containsCanary(out)).toBe(false);
+    expect(code).toBe(0);
+  });
+
+  it.each([
+    [["--key", "k"], /--key and --secret go together/],
+    [
+      ["--webhook-auth", `token:${CANARIES[0]}`, "--webhook-url", "http://x/"],
+      /--webhook-auth must be bearer:TOKEN or basic:USER:PASS/,
+    ],
+    [["--webhook-url", "ftp://x/"], /url must use http or https/],
+    [["--port", "99999"], /--port must be an integer/],
+    [["--colour", "red"], /Unknown option '--colour'/],
+  ])("refuses %j with exit 2 and one line", (args, message) => {
+    const run = spawnSync(process.execPath, [...ARGS, ...args], {
+      cwd: fromRoot(),
+      encoding: "utf8",
+      timeout: 20_000,
+    });
+    expect(run.status).toBe(2);
+    expect(run.stderr).toMatch(message);
+    expect(run.stderr.trim().split("\n")).toHaveLength(1);
+    expect(containsCanary(run.stderr)).toBe(false);
+  });
+});
