@@ -42,7 +42,8 @@ export interface HarExchange {
   durationMs: number;
   method: string;
   /** The upstream URL the request went to (its path and query are redacted here). */
-  url: URL;
+  /** Where the request went: the upstream's origin, the path as sent upstream, and its query. */
+  target: { origin: string; pathname: string; query: string };
   request: HarMessage;
   status: number;
   response: HarMessage;
@@ -125,7 +126,7 @@ function harContent(
 
 /** The URL with every path segment that is neither a contract word nor an id redacted, and every query value. */
 function redactUrl(
-  url: URL,
+  url: HarExchange["target"],
   words: ContractWords,
 ): { url: string; queryString: { name: string; value: string }[] } {
   const path = url.pathname
@@ -135,7 +136,7 @@ function redactUrl(
       return segment === "" || words.segments.has(decoded) || ID_SEGMENT.test(decoded) ? segment : REDACTED;
     })
     .join("/");
-  const queryString = [...url.searchParams.keys()].map((name) => ({
+  const queryString = [...new URLSearchParams(url.query).keys()].map((name) => ({
     name: words.members.has(name) ? name : safeToken(name),
     value: REDACTED,
   }));
@@ -184,7 +185,7 @@ export class HarRecorder {
 
   /** Append one exchange, redacted. */
   add(exchange: HarExchange): void {
-    const { url, queryString } = redactUrl(exchange.url, this.words);
+    const { url, queryString } = redactUrl(exchange.target, this.words);
     const requestContent = harContent(exchange.request, this.words);
     const entry = {
       startedDateTime: exchange.startedAt.toISOString(),

@@ -242,7 +242,8 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
         startedAt,
         durationMs: Math.round(performance.now() - started),
         method,
-        url: new URL(path, upstream),
+        // Not new URL(path, upstream): a path such as `//a:99999/x` would be read as a host.
+        target: { origin: upstream.origin, pathname: `${basePath}${target.pathname}`, query: target.query },
         request: { headers: requestHeaders, body: requestBody, size: requestCapture.size },
         status,
         response: { headers: responseHeaders, body: responseBody, size: responseCapture.size },

@@ -289,7 +289,8 @@ describe("idv-conformance proxy", () => {
 
   it("survives hostile request lines and bodies, and keeps forwarding", async () => {
     const snapshot = prototypeSnapshot();
-    const proxy = await proxyTo(mock.url);
+    const har = join(dir, "hostile.har");
+    const proxy = await proxyTo(mock.url, ["--record", har]);
     await fc.assert(
       fc.asyncProperty(hostileTarget(), hostileJsonText(), async (target, body) => {
         const raw = `POST ${target} HTTP/1.1\r\nHost: x\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
@@ -304,5 +305,9 @@ describe("idv-conformance proxy", () => {
     await ok.arrayBuffer();
     const { stdout, stderr } = await proxy.stop();
     expect(containsCanary(stdout + stderr)).toBe(false);
+    const recorded = readFileSync(har, "utf8");
+    expect(containsCanary(recorded)).toBe(false);
+    // Targets that are not paths are answered by the proxy itself; the rest were forwarded and recorded.
+    expect(JSON.parse(recorded).log.entries.length).toBeGreaterThan(10);
   });
 });
