@@ -41,8 +41,7 @@ export interface HarExchange {
   startedAt: Date;
   durationMs: number;
   method: string;
-  /** The upstream URL the request went to (its path and query are redacted here). */
-  /** Where the request went: the upstream's origin, the path as sent upstream, and its query. */
+  /** Where the request went: the upstream's origin, the path and query as sent (redacted by the recorder). */
   target: { origin: string; pathname: string; query: string };
   request: HarMessage;
   status: number;
