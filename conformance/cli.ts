@@ -96,18 +96,28 @@ async function openResults(args: {
   })();
 }
 
-/** Progress on stderr, only for a person watching a terminal. */
+/** How long a run goes quietly before it shows progress: short runs print only their report. */
+const PROGRESS_AFTER_MS = 2_000;
+
+/**
+ * Progress on stderr, only for a person watching a terminal (never in CI logs, never into a pipe), and
+ * only once the run has taken a couple of seconds.
+ */
 function progress(io: CliIo): { tick: (n: number) => void; clear: () => void } {
-  if (!io.stdout.isTTY || !io.stderr.isTTY) return { tick: () => undefined, clear: () => undefined };
+  if (!io.stdout.isTTY || !io.stderr.isTTY || process.env.CI)
+    return { tick: () => undefined, clear: () => undefined };
+  const start = Date.now();
   let last = 0;
   return {
     tick: (n) => {
       const now = Date.now();
-      if (now - last < 200) return;
+      if (now - start < PROGRESS_AFTER_MS || now - last < 200) return;
       last = now;
-      io.stderr.write(`\rchecked ${n}…`);
+      io.stderr.write(`\rchecked ${n.toLocaleString("en-US")} entries…`);
     },
-    clear: () => io.stderr.write("\r\x1b[K"),
+    clear: () => {
+      if (last > 0) io.stderr.write("\r\x1b[K");
+    },
   };
 }
 

@@ -32,4 +32,11 @@ describe("text report", () => {
     ]);
     expect(lines.at(-1)).toBe("4 checked: 2 passed, 2 failed, 1 warning");
   });
+
+  it("shows no progress line for a run of a moment, even on a terminal", async () => {
+    const file = writeNdjson(dir, "short.ndjson", [example("getEddCase")]);
+    const run = await runMain(["check", file], true);
+    expect(run.stderr).toBe("");
+    expect(run.stdout).toMatch(/1 checked: 1 passed/);
+  });
 });

@@ -15,10 +15,12 @@ class Capture extends Writable {
   }
 }
 
-/** Run `idv-conformance` in this process and give its status and output. */
-export async function runMain(args: string[]): Promise<CliResult> {
+/** Run `idv-conformance` in this process and give its status and output (as a terminal's when `tty`). */
+export async function runMain(args: string[], tty = false): Promise<CliResult> {
   const stdout = new Capture();
   const stderr = new Capture();
+  stdout.isTTY = tty;
+  stderr.isTTY = tty;
   const io: CliIo = { stdout, stderr };
   const status = await main(args, io);
   return { status, stdout: stdout.text, stderr: stderr.text };
