@@ -131,6 +131,12 @@ export function restoreState(sandbox: Sandbox, data: StateData): void {
   for (const [k, v] of data.workflow) sandbox.keep(sandbox.workflow, k, v, size(v));
   sandbox.queue.restore(data.receivers, data.deliveries);
   sandbox.clock.restore(data.clock_offset_ms, data.timers);
+  // An attempt in flight when the sandbox stopped left its delivery pending without a timer: try again.
+  const timed = new Set(data.timers.filter((t) => t.kind === "delivery").map((t) => t.ref));
+  for (const d of data.deliveries) {
+    if (d.status === "pending" && !timed.has(d.id))
+      sandbox.clock.at(d.next_attempt_at ?? 0, "delivery", d.id);
+  }
 }
 
 /**

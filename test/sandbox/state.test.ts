@@ -23,7 +23,7 @@ describe("--state FILE", () => {
     });
     const bio = await first.client.POST("/api/v2/send_text", { body: { reference: "kept-bio" } });
     const id = bio.data?.transaction_id as string;
-    await until(() => dead.received.length === 1);
+    await first.control.waitForDelivery((d) => d.attempts.length === 1, { subject: id });
     await first.running.close();
 
     const second = await startTestSandbox({ stateFile: file });
@@ -47,6 +47,29 @@ describe("--state FILE", () => {
       await dead.close();
     }
     expect(readdirSync(join(file, "..")).filter((f) => f.endsWith(".tmp"))).toEqual([]);
+  });
+
+  it("retries after a restart a delivery whose attempt was in flight when it stopped", async () => {
+    const file = join(dir(), "state.json");
+    const stuck = await startRecorder(() => "hang");
+    const first = await startTestSandbox({ stateFile: file });
+    await first.control.addReceiver({ url: stuck.url });
+    const bio = await first.client.POST("/api/v2/send_text", { body: { reference: "in-flight" } });
+    await until(() => stuck.received.length === 1);
+    await first.running.close();
+    await stuck.close();
+    const second = await startTestSandbox({ stateFile: file });
+    try {
+      // The stopped attempt left no outcome; after the restart the delivery is tried again (the
+      // receiver is gone now, so that try fails to connect and waits for its retry).
+      const retried = await second.control.waitForDelivery((d) => d.attempts.length === 1, {
+        subject: bio.data?.transaction_id as string,
+      });
+      expect(retried.attempts[0]).toMatchObject({ status: null, error: "connection" });
+      expect(retried.status).toBe("pending");
+    } finally {
+      await second.running.close();
+    }
   });
 
   it("refuses a torn file with a clear message and leaves it as it was", async () => {
