@@ -123,8 +123,8 @@ export async function deliveryViolations(
   return failing;
 }
 
-/** Wait until `check` is true (polling every 20 ms, up to `ms`). */
-export async function until(check: () => boolean, ms = 5000): Promise<void> {
+/** Wait until `check` is true (polling every 20 ms, up to `ms`: generous, for a loaded machine). */
+export async function until(check: () => boolean, ms = 15_000): Promise<void> {
   const end = Date.now() + ms;
   while (!check()) {
     if (Date.now() > end) throw new Error("condition not met in time");
