@@ -113,7 +113,7 @@ describe("a slow receiver", () => {
     const timedOut = await sbx.control.waitForDelivery(
       (d) => d.attempts[0]?.error === "timeout",
       { subject: ids[0] as string },
-      5000,
+      15_000,
     );
     expect(timedOut.attempts[0]?.status).toBeNull();
   });
