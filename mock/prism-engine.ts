@@ -26,7 +26,10 @@ const silent = {
   },
 };
 
-const EXTENSIONS: Record<string, string> = { "application/pdf": "pdf", "application/zip": "zip" };
+const EXTENSIONS = new Map([
+  ["application/pdf", "pdf"],
+  ["application/zip", "zip"],
+]);
 
 /** Parse a `Prefer: code=404, example=NOT_FOUND, dynamic=false` header. */
 export function parsePrefer(header: string | undefined): Preferences {
@@ -84,11 +87,12 @@ export async function createPrismEngine(specPath: string) {
       return { problem: error.message, status: error.status ?? 500 };
     }
     const { output } = result.right;
-    const headers: Record<string, string> = {};
+    // Null-prototype: the names come from the contract through Prism, and are kept as names whatever they are.
+    const headers: Record<string, string> = Object.create(null);
     for (const [name, value] of Object.entries(output.headers ?? {}))
       headers[name.toLowerCase()] = String(value);
     const type = headers["content-type"] ?? "";
-    const extension = EXTENSIONS[type.split(";")[0]?.trim() ?? ""];
+    const extension = EXTENSIONS.get(type.split(";")[0]?.trim().toLowerCase() ?? "");
     if (extension && headers["content-disposition"]) {
       // The shared header example names a PDF; a zip answer gets a zip name.
       headers["content-disposition"] = headers["content-disposition"].replace(
