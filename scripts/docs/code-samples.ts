@@ -74,7 +74,10 @@ function signs(document: Json, op: Json): boolean {
 
 /** TypeScript source for a JSON value, indented to sit inside a call. */
 function tsValue(value: Json, indent: string): string {
-  return JSON.stringify(value, null, 2).replace(/\n/g, `\n${indent}`);
+  // Identifier keys unquoted, as TypeScript is written; each line of the JSON starts with a key or a bracket.
+  return JSON.stringify(value, null, 2)
+    .replace(/^(\s*)"([A-Za-z_$][\w$]*)":/gm, "$1$2:")
+    .replace(/\n/g, `\n${indent}`);
 }
 
 /** The samples of every operation of the contract's `paths` (webhooks are sent by the service, not called). */
@@ -243,7 +246,7 @@ function clientSample(o: {
   } else {
     call = [
       `const data = unwrap(await idv.${o.method.toUpperCase()}(${args}));`,
-      "// unwrap throws an ApiRequestError (status, shape A or B error) when the service refuses.",
+      "// unwrap throws an ApiRequestError when the service refuses.",
       "console.log(data);",
     ];
   }
@@ -272,17 +275,41 @@ export function referenceBundle(document: Json): Json {
 }
 
 /**
- * Redoc's search excerpts drop a newline without a space ("developer\ndashboard" reads
- * "developerdashboard"). A space before a newline that ends a line of text changes nothing in
- * Markdown (two would be a hard break), so every description gets one. Iterative: no recursion.
+ * Redoc's search excerpts drop a soft line break ("developer\ndashboard" reads
+ * "developerdashboard"; a space before the newline is trimmed by its Markdown renderer). Lines of
+ * one paragraph are joined with a space, which Markdown renders the same; a line that starts a block
+ * (list item, heading, quote, table, fence) or sits in fenced code keeps its newline.
  */
+export function joinSoftBreaks(text: string): string {
+  const lines = text.split("\n");
+  const out: string[] = [];
+  let fenced = false;
+  const startsBlock = (line: string): boolean =>
+    line.trim() === "" || /^\s*([-*+]\s|\d+[.)]\s|#|>|\||```|~~~)/.test(line) || /^ {4}|^\t/.test(line);
+  for (const line of lines) {
+    const previous = out.at(-1);
+    const joinable =
+      previous !== undefined &&
+      !fenced &&
+      previous.trim() !== "" &&
+      !/ {2}$/.test(previous) &&
+      !/^\s*(```|~~~)/.test(previous) &&
+      !startsBlock(line);
+    if (/^\s*(```|~~~)/.test(line)) fenced = !fenced;
+    if (joinable) out[out.length - 1] = `${previous.trimEnd()} ${line.trim()}`;
+    else out.push(line);
+  }
+  return out.join("\n");
+}
+
+/** Every description of the document with its soft breaks joined. Iterative: no recursion. */
 function softBreaksAsSpaces(document: Json): void {
   const stack: Json[] = [document];
   while (stack.length) {
     const node = stack.pop();
     if (!node || typeof node !== "object") continue;
     for (const [key, value] of Object.entries<Json>(node)) {
-      if (key === "description" && typeof value === "string") node[key] = value.replace(/(\S)\n/g, "$1 \n");
+      if (key === "description" && typeof value === "string") node[key] = joinSoftBreaks(value);
       else if (value && typeof value === "object") stack.push(value);
     }
   }

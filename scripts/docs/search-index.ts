@@ -72,7 +72,7 @@ export function buildSearchIndex(parts: {
         const label = section === "paths" ? `${method.toUpperCase()} ${path}` : `webhook ${path}`;
         entries.push({
           kind: section === "paths" ? "Operation" : "Webhook",
-          title: `${op.summary ?? op.operationId} · ${label}`,
+          title: `${label} · ${op.summary ?? ""} (${op.operationId ?? ""})`,
           href: operationLink(parts.openapi, section, path, method),
           text: plainText(`${op.operationId ?? ""} ${(op.tags ?? []).join(" ")} ${op.description ?? ""}`),
         });

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningMock } from "../../mock/server.js";
 import { createConformanceChecker, type Exchange, type HeaderMap } from "../../conformance/index.js";
 import {
+  joinSoftBreaks,
   operationSamples,
   referenceBundle,
   SAMPLE_LANGS,
@@ -55,7 +56,12 @@ describe("the code samples", () => {
         const node = stack.pop();
         if (!node || typeof node !== "object") continue;
         for (const [key, value] of Object.entries(node)) {
-          if (key === "description" && typeof value === "string" && /\S\n/.test(value)) found.push(value);
+          if (
+            key === "description" &&
+            typeof value === "string" &&
+            /\S\n(?!$|[-*+#>|`\s]|\d+[.)])/.test(value)
+          )
+            found.push(value);
           else stack.push(value);
         }
       }
@@ -64,6 +70,12 @@ describe("the code samples", () => {
     expect(glued(openapi).length, "the contract has descriptions with bare newlines").toBeGreaterThan(0);
     expect(glued(bundle)).toEqual([]);
     expect(bundle.servers.map((s: { description?: string }) => s.description).join(" ")).not.toContain("`");
+  });
+
+  it("join a paragraph's lines for Redoc's search, keeping lists, fences and hard breaks", () => {
+    expect(
+      joinSoftBreaks("in the developer\ndashboard.\n\n- one\n  more\n- two\n```\na\nb\n```\nhard  \nbreak"),
+    ).toBe("in the developer dashboard.\n\n- one more\n- two\n```\na\nb\n```\nhard  \nbreak");
   });
 
   it("quote every shell word safely", () => {
@@ -87,7 +99,7 @@ describe("the code samples", () => {
     const broken = join(dir, "broken", "broken.ts");
     mkdirSync(join(dir, "broken"));
     writeFileSync(join(dir, "broken", "package.json"), JSON.stringify({ type: "module" }));
-    writeFileSync(broken, pep.typescript.replace('"firstname"', '"first_name"'));
+    writeFileSync(broken, pep.typescript.replace("firstname:", "first_name:"));
     // One compiler run over all of them (it is the slow part): only the control may have errors.
     const config = join(dir, "tsconfig.json");
     writeFileSync(
