@@ -20,6 +20,7 @@ const KNOWN = new Map([
   ["sandbox", "Sandbox"],
   ["conformance", "Conformance"],
   ["security", "Security"],
+  ["proxy", "Proxy"],
   ["releasing", "Releasing"],
 ]);
 
