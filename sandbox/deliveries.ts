@@ -54,7 +54,7 @@ export const MAX_RETRIES = 8;
 export const BACKOFF_BASE_MS = 70_000;
 /** Attempts in flight at once per receiver; the rest wait their turn. */
 const PER_RECEIVER = 4;
-/** Deliveries kept for inspection; the oldest finished ones go first. */
+/** Deliveries kept, for sending and inspection; past it the oldest go first, even one still pending. */
 const MAX_KEPT = 10_000;
 
 /** The delay before retry `n` (1-based). */
@@ -193,10 +193,11 @@ export class DeliveryQueue {
   }
 
   private trim(): void {
-    if (this.deliveries.size <= MAX_KEPT) return;
-    for (const [key, d] of this.deliveries) {
-      if (this.deliveries.size <= MAX_KEPT) break;
-      if (d.status !== "pending") this.deliveries.delete(key);
+    // The oldest first, pending or not: memory stays bounded even when a receiver never answers.
+    while (this.deliveries.size > MAX_KEPT) {
+      const oldest = this.deliveries.keys().next().value;
+      if (oldest === undefined) break;
+      this.deliveries.delete(oldest);
     }
   }
 
