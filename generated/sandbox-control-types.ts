@@ -12,7 +12,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Read the virtual clock */
+        /**
+         * Read the virtual clock
+         * @description The virtual time, and how far it is ahead of real time.
+         */
         get: operations["getClock"];
         put?: never;
         post?: never;
@@ -53,7 +56,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List webhook receivers */
+        /**
+         * List webhook receivers
+         * @description Every receiver registered at start (`--webhook-url`) or through this API.
+         */
         get: operations["listReceivers"];
         put?: never;
         /**
@@ -79,7 +85,10 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Remove a webhook receiver */
+        /**
+         * Remove a webhook receiver
+         * @description Removes a receiver; its pending deliveries fail at their next attempt.
+         */
         delete: operations["deleteReceiver"];
         options?: never;
         head?: never;
@@ -113,7 +122,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Inspect a webhook delivery */
+        /**
+         * Inspect a webhook delivery
+         * @description A delivery's headers (never credentials), payload and every attempt.
+         */
         get: operations["getDelivery"];
         put?: never;
         post?: never;
@@ -150,7 +162,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Inspect a biometric verification */
+        /**
+         * Inspect a biometric verification
+         * @description The verification's state, status and the events sent about it.
+         */
         get: operations["getBiometricVerification"];
         put?: never;
         post?: never;
@@ -229,7 +244,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** A user edits a completed verification or adds notes */
+        /**
+         * A user edits a completed verification or adds notes
+         * @description completed → completed with the notes given; sends the updated event.
+         */
         post: operations["editBiometricVerification"];
         delete?: never;
         options?: never;
@@ -304,7 +322,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Inspect a workflow case */
+        /**
+         * Inspect a workflow case
+         * @description The workflow case, as its case.completed delivery would carry it.
+         */
         get: operations["getWorkflowCase"];
         put?: never;
         post?: never;
@@ -410,7 +431,7 @@ export interface components {
             /** @enum {string} */
             channel: "biometricWebhook" | "eddCaseCompleted" | "workflowCase";
             event: string;
-            /** @description The transaction_id */
+            /** @description The transaction_id, EDD transaction_id or workflow case id the event is about. */
             subject: string;
             /** Format: date-time */
             created_at: string;
@@ -434,7 +455,7 @@ export interface components {
             /** @enum {string|null} */
             status: "pass" | "review" | "fail" | null;
             reviewed: boolean;
-            /** @description The magic journey it takes by itself */
+            /** @description The magic journey it takes by itself, if any. */
             journey?: string | null;
             /** Format: date-time */
             created_at: string;
