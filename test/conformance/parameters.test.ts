@@ -13,20 +13,12 @@ function idFindings(segment: string) {
 }
 
 describe("integer path parameters", () => {
-  it.each([
-    "1e3",
-    "1E3",
-    "01",
-    "1.0",
-    "+7",
-    " 7",
-    "0x10",
-    "9007199254740993",
-    "99999999999999999999",
-    "7a",
-  ])("refuses %j", (segment) => {
-    expect(idFindings(encodeURIComponent(segment))).not.toEqual([]);
-  });
+  it.each(["1e3", "1E3", "01", "1.0", "+7", " 7", "0x10", "9007199254740993", "99999999999999999999", "7a"])(
+    "refuses %j",
+    (segment) => {
+      expect(idFindings(encodeURIComponent(segment))).not.toEqual([]);
+    },
+  );
 
   it.each(["1", "7", "1042", "9007199254740991"])("accepts %j", (segment) => {
     expect(idFindings(segment)).toEqual([]);
