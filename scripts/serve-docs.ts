@@ -5,14 +5,16 @@
 import { existsSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { buildSite, DEFAULT_BUILD } from "./docs/build-site.js";
-import { listen } from "../src/server/static-files.js";
+import { listen, ROUTES_FILE } from "../src/server/static-files.js";
 import { closeOnSignals, parsePort, reportStartError } from "./lib/port.js";
 
 async function main(): Promise<void> {
   const { values } = parseArgs({ options: { port: { type: "string" } }, strict: true });
   const port = parsePort(values.port ?? process.env.PORT, 8080);
-  if (!existsSync(`${DEFAULT_BUILD.outDir}/index.html`) || !existsSync(`${DEFAULT_BUILD.outDir}/api.html`)) {
-    console.log("docs:serve: build/docs is missing; building it first");
+  // A build from before the 404 page and the reference routes existed is rebuilt too.
+  const needed = ["index.html", "api.html", "404.html", ROUTES_FILE];
+  if (needed.some((file) => !existsSync(`${DEFAULT_BUILD.outDir}/${file}`))) {
+    console.log("docs:serve: build/docs is missing or out of date; building it first");
     await buildSite(DEFAULT_BUILD);
   }
   const { url, close } = await listen(DEFAULT_BUILD.outDir, port);

@@ -284,6 +284,9 @@ describe("the docs site in Chromium", { timeout: 180_000 }, () => {
       expect(errors, file).toEqual([]);
       await page.close();
     }
+    const missing = await open("no-such-page.html", { context: dark, status: 404 });
+    luminance["404.html"] = await backgroundLuminance(missing.page);
+    await missing.page.close();
     const bright = Object.entries(luminance).filter(([, l]) => l > 0.1);
     expect(bright, "pages whose background is not dark").toEqual([]);
     // And light under light, so the check can tell the two apart.
