@@ -203,18 +203,22 @@ function backgroundLuminance(page: Page): Promise<number> {
       if (!m || (m[4] !== undefined && Number(m[4]) === 0)) return null;
       return [Number(m[1]), Number(m[2]), Number(m[3])];
     };
+    const luminance = (rgb: number[]): number => {
+      const [r, g, b] = rgb.map((c) => {
+        const s = c / 255;
+        return s <= 0.03928 ? s / 12.92 : ((s + 0.055) / 1.055) ** 2.4;
+      }) as [number, number, number];
+      return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+    };
     // The bottom-right corner: page background on every page (code blocks sit in the middle).
     let node: Element | null = document.elementFromPoint(innerWidth - 8, innerHeight - 8);
     for (; node; node = node.parentElement) {
       const rgb = parse(getComputedStyle(node).backgroundColor);
-      if (rgb) {
-        const [r, g, b] = rgb.map((c) => {
-          const s = c / 255;
-          return s <= 0.03928 ? s / 12.92 : ((s + 0.055) / 1.055) ** 2.4;
-        }) as [number, number, number];
-        return 0.2126 * r + 0.7152 * g + 0.0722 * b;
-      }
+      if (rgb) return luminance(rgb);
     }
+    // Below a short page: the canvas, painted with the body's background (CSS propagates it there).
+    const canvas = parse(getComputedStyle(document.body).backgroundColor);
+    if (canvas) return luminance(canvas);
     return 1; // Nothing painted: the browser's canvas, white.
   });
 }
