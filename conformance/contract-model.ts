@@ -1,6 +1,6 @@
 import type { ValidateFunction } from "ajv";
 import { RouteTable } from "./route-table.js";
-import { resolveRef } from "./resolve-ref.js";
+import { ownMember, resolveRef } from "./resolve-ref.js";
 import { isJsonMediaType } from "./media.js";
 import { escapeToken } from "../src/json-pointer.js";
 
@@ -219,7 +219,7 @@ export class ContractModel {
     const requirements: Json[] = op.security ?? this.document.security ?? [];
     const security = requirements.map((requirement: Json) =>
       Object.keys(requirement)
-        .map((name) => schemes[name])
+        .map((name) => ownMember(schemes, name))
         .filter((scheme: Json) => scheme?.type === "apiKey" && scheme.in === "header")
         .map((scheme: Json) => String(scheme.name)),
     );

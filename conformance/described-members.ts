@@ -1,6 +1,7 @@
 import type { CheckName, FindingList, FindingLocation } from "./findings.js";
 import { pointerToken } from "./redact.js";
 import { unescapeToken } from "../src/json-pointer.js";
+import { ownMember } from "./resolve-ref.js";
 
 // Response schemas are open: the service may add members. Such members are not violations, but a
 // reader wants to know about them, so they are warnings. A member is "described" when any branch of
@@ -152,7 +153,7 @@ export class DescribedMembers {
         .slice(2)
         .split("/")
         .map(unescapeToken)
-        .reduce((n: Schema, k: string) => n?.[k], this.document);
+        .reduce((n: Schema, k: string) => ownMember(n, k), this.document);
       // A $ref beside other keywords: the siblings still apply, so keep both.
       const { $ref: _, ...siblings } = node;
       node = Object.keys(siblings).length > 0 ? { allOf: [next, siblings] } : next;

@@ -1,5 +1,6 @@
 // The checker of a command, for the CLI and its worker threads alike.
 import type { EntryResult } from "./findings.js";
+import { InputError } from "./input-error.js";
 import type { WorkerJob } from "./worker-pool.js";
 
 /**
@@ -11,7 +12,14 @@ export async function openSource(options: WorkerJob): Promise<(file: string) => 
     const { openConformanceChecker } = await import("./open-checker.js");
     const { readContract } = await import("./load-contract.js");
     const spec = options.spec ? await readContract(options.spec) : undefined;
-    const checker = await openConformanceChecker({ spec, basePaths: options.basePaths });
+    let checker: Awaited<ReturnType<typeof openConformanceChecker>>;
+    try {
+      checker = await openConformanceChecker({ spec, basePaths: options.basePaths });
+    } catch (error) {
+      // A contract that cannot be modelled (a $ref that points nowhere) is the --spec file's fault.
+      if (!options.spec || error instanceof InputError || !(error instanceof Error)) throw error;
+      throw new InputError(options.spec, `cannot be used as the contract: ${error.message}`);
+    }
     return (file) => checker.checkFile(file);
   }
   const { createWebhookChecker } = await import("./webhooks.js");

@@ -11,9 +11,14 @@ export function resolveRef(document: Json, node: Json, pointer: string): { node:
       .slice(2)
       .split("/")
       .map(unescapeToken)
-      .reduce((n: Json, k) => n?.[k], document);
+      .reduce((n: Json, k) => ownMember(n, k), document);
     if (target === undefined) throw new Error(`$ref ${ref} points nowhere`);
     current = { node: target, pointer: ref.slice(1) };
   }
   return current;
+}
+
+/** A node's own member: a `$ref` is input too (`--spec`), and `#/__proto__` must not reach Object's. */
+export function ownMember(node: Json, key: string): Json {
+  return node !== null && typeof node === "object" && Object.hasOwn(node, key) ? node[key] : undefined;
 }

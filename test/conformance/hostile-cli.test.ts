@@ -247,3 +247,17 @@ describe("bytes and media types read strictly (issue 12, item 9)", () => {
     expectInputError(await runMain(["check", har]), /bytes\.har: entry 0: is not valid UTF-8/);
   });
 });
+
+describe("a contract given with --spec is input too", () => {
+  it("does not follow a $ref into Object.prototype, and names the file", async () => {
+    const spec = JSON.parse(readFileSync(join(process.cwd(), "generated/openapi.json"), "utf8"));
+    spec.paths["/api/v4/pep_checks"].post.requestBody = { $ref: "#/constructor/prototype" };
+    const file = write("proto-ref.json", JSON.stringify(spec));
+    const har = write("one.har", toHar([toHarEntry(example("getEddCase"))]));
+    expectInputError(
+      await runMain(["check", "--spec", file, har]),
+      /proto-ref\.json: cannot be used as the contract: \$ref #\/constructor\/prototype points nowhere/,
+    );
+    assertPrototypesUntouched(before);
+  });
+});
