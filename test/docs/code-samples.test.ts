@@ -11,6 +11,7 @@ import type { RunningMock } from "../../mock/server.js";
 import { createConformanceChecker, type Exchange, type HeaderMap } from "../../conformance/index.js";
 import {
   joinSoftBreaks,
+  type OperationSamples,
   operationSamples,
   referenceBundle,
   SAMPLE_LANGS,
@@ -19,6 +20,7 @@ import {
 import { fromRoot } from "../../scripts/lib/paths.js";
 import { loadOpenApi } from "../support/contract.js";
 import { startTestMock, V2 } from "../support/mock.js";
+import { CREDENTIALS as SANDBOX_CREDENTIALS, startTestSandbox } from "../support/sandbox.js";
 
 const openapi = loadOpenApi();
 const samples = operationSamples(openapi);
@@ -130,13 +132,49 @@ describe("the code samples", () => {
     );
   });
 
+  const checker = createConformanceChecker();
+  const curl = spawnSync("sh", ["-c", "command -v curl"], { encoding: "utf8" }).stdout.trim();
+
+  /** Run a curl sample as printed, with `sh`, against a server; the exchange it made, as recorded. */
+  async function runCurlSample(
+    sample: OperationSamples,
+    where: string,
+    baseUrl: string,
+    credentials: { apiKey: string; secret: string },
+  ): Promise<Exchange> {
+    if (!curl) throw new Error("curl is not installed: the curl samples cannot be run");
+    const dir = join(work, `curl-${where}-${sample.operationId}`);
+    const bin = join(dir, "bin");
+    mkdirSync(bin, { recursive: true });
+    // A curl of the same name that records what the sample asked for, then runs the real one.
+    writeFileSync(
+      join(bin, "curl"),
+      `#!/bin/sh\nprintf '%s\\0' "$@" > "$CURL_ARGS"\nexec ${shellQuote(curl)} -sS -D "$CURL_HEADERS" "$@"\n`,
+    );
+    chmodSync(join(bin, "curl"), 0o755);
+    if (sample.uploadFile) writeFileSync(join(dir, sample.uploadFile.name), MINIMAL_PDF);
+    // Asynchronously: the server answers from this same process.
+    const run = await runShell(sample.curl, {
+      cwd: dir,
+      env: {
+        PATH: `${bin}:${process.env.PATH ?? ""}`,
+        IDV_BASE_URL: baseUrl.replace(/\/$/, ""),
+        IDV_API_KEY: credentials.apiKey,
+        IDV_API_SECRET: credentials.secret,
+        CURL_ARGS: join(dir, "args"),
+        CURL_HEADERS: join(dir, "headers"),
+      },
+    });
+    expect(run.stderr.toString(), "curl's complaints").toBe("");
+    expect(run.status).toBe(0);
+    const exchange = recordedExchange(dir, run.stdout, sample.downloadFile);
+    expect(exchange.request.method).toBe(sample.method.toUpperCase());
+    return exchange;
+  }
+
   describe("curl, run against the contract mock", () => {
     let mock: RunningMock;
-    const checker = createConformanceChecker();
-    const curl = spawnSync("sh", ["-c", "command -v curl"], { encoding: "utf8" }).stdout.trim();
-
     beforeAll(async () => {
-      if (!curl) throw new Error("curl is not installed: the curl samples cannot be run");
       mock = await startTestMock();
     });
     afterAll(async () => {
@@ -144,33 +182,8 @@ describe("the code samples", () => {
     });
 
     it.each(samples.map((s) => [s.operationId, s] as const))("%s", async (_id, sample) => {
-      const dir = join(work, `curl-${sample.operationId}`);
-      const bin = join(dir, "bin");
-      mkdirSync(bin, { recursive: true });
-      // A curl of the same name that records what the sample asked for, then runs the real one.
-      writeFileSync(
-        join(bin, "curl"),
-        `#!/bin/sh\nprintf '%s\\0' "$@" > "$CURL_ARGS"\nexec ${shellQuote(curl)} -sS -D "$CURL_HEADERS" "$@"\n`,
-      );
-      chmodSync(join(bin, "curl"), 0o755);
-      if (sample.uploadFile) writeFileSync(join(dir, sample.uploadFile.name), MINIMAL_PDF);
-      // Asynchronously: the mock answers from this same process.
-      const run = await runShell(sample.curl, {
-        cwd: dir,
-        env: {
-          PATH: `${bin}:${process.env.PATH ?? ""}`,
-          IDV_BASE_URL: mock.url.replace(/\/$/, ""),
-          IDV_API_KEY: V2["svc-api-key"],
-          IDV_API_SECRET: V2["svc-secret"],
-          CURL_ARGS: join(dir, "args"),
-          CURL_HEADERS: join(dir, "headers"),
-        },
-      });
-      expect(run.stderr.toString(), "curl's complaints").toBe("");
-      expect(run.status).toBe(0);
-
-      const exchange = recordedExchange(dir, run.stdout, sample.downloadFile);
-      expect(exchange.request.method).toBe(sample.method.toUpperCase());
+      const credentials = { apiKey: V2["svc-api-key"], secret: V2["svc-secret"] };
+      const exchange = await runCurlSample(sample, "mock", mock.url, credentials);
       const status = exchange.response?.status ?? 0;
       expect(status, `${sample.operationId} answered ${status}`).toBeGreaterThanOrEqual(200);
       expect(status).toBeLessThan(300);
@@ -178,6 +191,32 @@ describe("the code samples", () => {
       expect(result.operationId).toBe(sample.operationId);
       expect(result.violations).toEqual([]);
       expect(result.ok).toBe(true);
+    });
+  });
+
+  // The sandbox checks credentials and v4 signatures as the service does, so it proves the curl
+  // samples' openssl signing; it keeps state, so an operation on an example id finds no record.
+  describe("curl, run against the sandbox", () => {
+    let sandbox: Awaited<ReturnType<typeof startTestSandbox>>;
+    beforeAll(async () => {
+      sandbox = await startTestSandbox();
+    });
+    afterAll(async () => {
+      await sandbox?.running.close();
+    });
+
+    it.each(samples.map((s) => [s.operationId, s] as const))("%s", async (_id, sample) => {
+      const exchange = await runCurlSample(sample, "sandbox", sandbox.running.url, SANDBOX_CREDENTIALS);
+      const status = exchange.response?.status ?? 0;
+      const result = checker.checkExchange(exchange);
+      expect(result.operationId).toBe(sample.operationId);
+      expect(result.violations).toEqual([]);
+      expect(result.ok).toBe(true);
+      if (/\{[^}]+\}/.test(sample.path)) {
+        expect([200, 404], `${sample.operationId} answered ${status}`).toContain(status);
+      } else {
+        expect(status, `${sample.operationId} answered ${status}`).toBe(200);
+      }
     });
   });
 });
