@@ -15,7 +15,7 @@ async function main(): Promise<number> {
   const seconds = ((performance.now() - started) / 1000).toFixed(1);
   const asyncGaps = result.gaps.asyncapi === null ? "no AsyncAPI bundle" : `${result.gaps.asyncapi} AsyncAPI`;
   console.log(
-    `docs: ${result.files.length} files in ${relative(ROOT, outDir) || "."}/ (${result.operations} operations; gaps: ${result.gaps.openapi} OpenAPI, ${asyncGaps}) in ${seconds}s`,
+    `docs: ${result.files.length} files in ${relative(ROOT, outDir) || "."}/ (${result.operations} operations, ${result.guides.length} guides; gaps: ${result.gaps.openapi} OpenAPI, ${asyncGaps}) in ${seconds}s`,
   );
   if (result.warning) console.warn(`docs: warning: ${result.warning}`);
   return 0;
