@@ -49,7 +49,10 @@
     const lower = text.toLowerCase();
     const at = Math.min(...words(query).map((t) => lower.indexOf(t)).filter((i) => i >= 0), Infinity);
     if (at === Infinity) return text.slice(0, 140);
-    const start = Math.max(0, at - 60);
+    // Start at a word: from the first space after 60 characters before the match.
+    let start = Math.max(0, at - 60);
+    const space = text.indexOf(" ", start);
+    if (start > 0 && space >= 0 && space < at) start = space + 1;
     return `${start > 0 ? "… " : ""}${text.slice(start, start + 160)}${start + 160 < text.length ? " …" : ""}`;
   };
 
