@@ -5,20 +5,29 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { createHmac } from "node:crypto";
 import { once } from "node:events";
-import { readFileSync } from "node:fs";
+import { copyFileSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import autocannon from "autocannon";
 import { median, writeBenchSection } from "../scripts/lib/benchmarks-md.js";
 import { fromRoot, ROOT } from "../scripts/lib/paths.js";
-import { QUIET_ENV } from "../scripts/lib/run-tool.js";
+import { QUIET_ENV, runTool } from "../scripts/lib/run-tool.js";
 
 const STARTS = 7;
-const ROUNDS = 3;
+const ROUNDS = 5;
 const SECONDS = 5;
 const CONNECTIONS = 100;
 const BACKLOG = 1000;
 const KEY = "bench-key";
 const SECRET = "bench-secret";
+
+// The package's own build (tsconfig.build.json, as `npm run build` compiles it), into a folder of the
+// benchmark's own: dist/ is rebuilt by other commands, and a run must not lose its server midway.
+const OUT = "build/bench-sandbox";
+rmSync(fromRoot(OUT), { recursive: true, force: true });
+const tsc = runTool("tsc", ["-p", "tsconfig.build.json", "--outDir", OUT]);
+if (tsc.status !== 0) throw new Error(`tsc failed:\n${tsc.stdout}${tsc.stderr}`);
+for (const file of readdirSync(fromRoot("generated")).filter((f) => f.endsWith(".js")))
+  copyFileSync(fromRoot("generated", file), fromRoot(OUT, "generated", file));
 
 const freePort = () =>
   new Promise<number>((resolve) => {
@@ -47,10 +56,10 @@ interface Peer {
 }
 
 const sandbox: Peer = {
-  name: "sandbox (node dist/sandbox/cli.js)",
+  name: "sandbox (node …/sandbox/cli.js, compiled)",
   command: (p, extra = []) => [
     process.execPath,
-    ["dist/sandbox/cli.js", "--port", String(p), "--key", KEY, "--secret", SECRET, ...extra],
+    [`${OUT}/sandbox/cli.js`, "--port", String(p), "--key", KEY, "--secret", SECRET, ...extra],
   ],
 };
 const prism: Peer = {
@@ -122,52 +131,52 @@ for (let i = 0; i < STARTS; i++) {
 }
 for (const [peer, xs] of startups) console.log(`${peer.name}: start to first answer ${spread(xs)} ms`);
 
-/** p99, p50 and requests/s over rounds of load on a server started with `extra` flags, after `prepare`. */
-async function underLoad(peer: Peer, extra?: string[], prepare?: (port: number) => Promise<void>) {
-  const s = await start(peer, extra);
-  try {
-    if (prepare) await prepare(s.port);
-    const p99: number[] = [];
-    const p50: number[] = [];
-    const rps: number[] = [];
-    let non2xx = 0;
-    for (let i = 0; i < ROUNDS; i++) {
-      const r = await load(s.port);
-      p99.push(r.latency.p99);
-      p50.push(r.latency.p50);
-      rps.push(Math.round(r.requests.average));
-      non2xx += r.non2xx;
-    }
-    return { p99, p50, rps, non2xx };
-  } finally {
-    await stop(s.child);
+/** A thousand verifications; with a dead receiver their deliveries fail once and wait to retry. */
+async function fill(port: number): Promise<number> {
+  const v2 = { "svc-api-key": KEY, "svc-secret": SECRET, "content-type": "application/json" };
+  for (let i = 0; i < BACKLOG; i++) {
+    const res = await fetch(`http://127.0.0.1:${port}/api/v2/send_text`, {
+      method: "POST",
+      headers: v2,
+      body: JSON.stringify({ reference: `backlog-${i}` }),
+    });
+    await res.arrayBuffer();
   }
+  // Let every first attempt fail, so that the backlog is deliveries waiting to retry.
+  await new Promise((r) => setTimeout(r, 1000));
+  const listed = await (await fetch(`http://127.0.0.1:${port}/_sandbox/deliveries?status=pending`)).json();
+  return listed.deliveries.length;
 }
 
-const plain = await underLoad(sandbox);
-const peerLoad = await underLoad(prism);
-// A receiver nothing listens on: every delivery fails and waits for its retry.
+// Three servers at once, loaded in turn round after round, so that the machine's drift falls on all
+// three alike. Both sandboxes hold the same thousand verifications; one has a receiver nothing
+// listens on, so its thousand deliveries are pending.
 const deadPort = await freePort();
-let pending = 0;
-const backlogged = await underLoad(
-  sandbox,
-  ["--webhook-url", `http://127.0.0.1:${deadPort}/hook`],
-  async (port) => {
-    const v2 = { "svc-api-key": KEY, "svc-secret": SECRET, "content-type": "application/json" };
-    for (let i = 0; i < BACKLOG; i++) {
-      const res = await fetch(`http://127.0.0.1:${port}/api/v2/send_text`, {
-        method: "POST",
-        headers: v2,
-        body: JSON.stringify({ reference: `backlog-${i}` }),
-      });
-      await res.arrayBuffer();
-    }
-    // Let every first attempt fail, so that the backlog is a thousand deliveries waiting to retry.
-    await new Promise((r) => setTimeout(r, 1000));
-    const listed = await (await fetch(`http://127.0.0.1:${port}/_sandbox/deliveries?status=pending`)).json();
-    pending = listed.deliveries.length;
-  },
+const targets = [
+  { name: "plain", server: await start(sandbox) },
+  { name: "prism", server: await start(prism) },
+  { name: "backlog", server: await start(sandbox, ["--webhook-url", `http://127.0.0.1:${deadPort}/hook`]) },
+];
+await fill(targets[0]?.server.port as number);
+const pending = await fill(targets[2]?.server.port as number);
+const results = new Map(
+  targets.map((t) => [t.name, { p99: [] as number[], p50: [] as number[], rps: [] as number[], non2xx: 0 }]),
 );
+for (let i = 0; i < ROUNDS; i++) {
+  for (const t of targets) {
+    const r = await load(t.server.port);
+    const into = results.get(t.name);
+    if (!into) continue;
+    into.p99.push(r.latency.p99);
+    into.p50.push(r.latency.p50);
+    into.rps.push(Math.round(r.requests.average));
+    into.non2xx += r.non2xx;
+  }
+}
+for (const t of targets) await stop(t.server.child);
+const plain = results.get("plain") as { p99: number[]; p50: number[]; rps: number[]; non2xx: number };
+const peerLoad = results.get("prism") as typeof plain;
+const backlogged = results.get("backlog") as typeof plain;
 
 const rows = [
   `| ${sandbox.name} | ${spread(startups.get(sandbox) ?? [])} | ${spread1(plain.p50)} | ${spread1(plain.p99)} | ${spread(plain.rps)} | ${plain.non2xx} |`,
@@ -184,8 +193,9 @@ The compiled sandbox as \`npm run sandbox\` starts it, beside \`prism mock\` on 
 run. Start-up: from spawn to the first answered \`POST /api/v4/pep_checks\`, median of ${STARTS} starts
 of each, alternating (min–max in brackets). Load: autocannon, ${CONNECTIONS} connections for ${SECONDS} s on a
 valid, signed \`POST /api/v4/pep_checks\` (the contract's example body), median of ${ROUNDS} rounds
-(min–max). Backlog: the same load after ${BACKLOG} verifications whose deliveries to a receiver nothing
-listens on have failed once and wait to retry. Measured ${new Date().toISOString().slice(0, 10)}, Node ${process.version}.
+(min–max), the three servers running at once and loaded in turn. Both sandboxes hold ${BACKLOG}
+verifications; the last row's also has their ${BACKLOG} deliveries to a receiver nothing listens on
+failed once and waiting to retry. Measured ${new Date().toISOString().slice(0, 10)}, Node ${process.version}.
 
 | Server | Start to first answer (ms) | p50 (ms) | p99 (ms) | Requests/s | Non-2xx |
 |---|---|---|---|---|---|
