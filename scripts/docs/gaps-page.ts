@@ -202,6 +202,13 @@ export function renderGapsContent(sources: GapSource[]): string {
   return [intro, ...sources.map(renderSource)].join("\n");
 }
 
+/** Where a mark sits, without its group's own name: "responses › 200" under "POST /api/v4/pep_checks". */
+function placeWithin(where: string, group: string | undefined): string {
+  if (group && where === group) return "the operation";
+  if (group && where.startsWith(`${group} › `)) return where.slice(group.length + 3);
+  return where;
+}
+
 function renderSource(source: GapSource): string {
   const heading = `<h2 id="${slug(source.title)}">${escapeHtml(source.title)}</h2>`;
   if (!source.marks) {
@@ -221,8 +228,8 @@ function renderSource(source: GapSource): string {
       <ul class="gap-list">${group.marks
         .map(
           (mark) => `<li class="gap-entry" title="${escapeHtml(mark.pointer || "/")}">
-          <span class="gap-where">${escapeHtml(mark.where)}</span>
-          <q>${escapeHtml(mark.quote)}</q>
+          <p class="gap-words"><span class="gap-where">${escapeHtml(placeWithin(mark.where, own?.label))}:</span>
+          <q>${escapeHtml(mark.quote)}</q></p>
           <span class="gap-choice">Choice: ${escapeHtml(mark.choice)}</span></li>`,
         )
         .join("")}</ul>
