@@ -95,6 +95,29 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/_sandbox/receivers/{receiver_id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Press the developer dashboard's Test button
+         * @description Posts the test event ({message, event: "test"}) to an `events` receiver once, with its
+         *     credentials, and says whether it succeeded: as the document has it, a 2xx or 3xx answer
+         *     succeeds and a 4xx or 5xx fails (no answer within 10 s fails too). Not retried, not listed
+         *     among the deliveries.
+         */
+        post: operations["testReceiver"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/_sandbox/deliveries": {
         parameters: {
             query?: never;
@@ -410,6 +433,14 @@ export interface components {
             /** Format: date-time */
             created_at: string;
         };
+        ReceiverTest: {
+            /** @description True when the receiver answered 2xx or 3xx. */
+            ok: boolean;
+            /** @description The receiver's status code; null when none came. */
+            status: number | null;
+            /** @enum {string} */
+            error?: "timeout" | "connection";
+        };
         /** @enum {string} */
         DeliveryStatus: "pending" | "delivered" | "failed";
         Attempt: {
@@ -655,6 +686,30 @@ export interface operations {
                 content?: never;
             };
             404: components["responses"]["NotFound"];
+        };
+    };
+    testReceiver: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                receiver_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The outcome of the test. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReceiverTest"];
+                };
+            };
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
         };
     };
     listDeliveries: {

@@ -57,6 +57,9 @@ export function createSandboxControl(baseUrl: string, options: { fetch?: typeof 
     advance: (duration: string) => unwrap(api.POST("/_sandbox/clock/advance", { body: { duration } })),
     /** Register a receiver: `events` (Basic or Bearer auth) or `workflow` (no credentials). */
     addReceiver: (body: CreateReceiverRequest) => unwrap(api.POST("/_sandbox/receivers", { body })),
+    /** The dashboard's Test button: posts the test event once; ok on a 2xx or 3xx answer. */
+    testReceiver: (receiver_id: string) =>
+      unwrap(api.POST("/_sandbox/receivers/{receiver_id}/test", { params: { path: { receiver_id } } })),
     receivers: async () => (await unwrap(api.GET("/_sandbox/receivers"))).receivers,
     removeReceiver: (receiver_id: string) =>
       unwrap(api.DELETE("/_sandbox/receivers/{receiver_id}", { params: { path: { receiver_id } } })),

@@ -98,14 +98,20 @@ export function receiverUrl(text: string): string {
 
 const ok = (json: unknown, status = 200): Answer => ({ status, json });
 
+/** The test event's greeting (the document gives its shape, {message, event: "test"}, not its words). */
+const TEST_EVENT = JSON.stringify({
+  message: "Hello from the identity verification sandbox! Your webhook is reachable.",
+  event: "test",
+});
+
 /** Answer one control request whose body the control document accepted. */
-export function answerControl(
+export async function answerControl(
   sandbox: Sandbox,
   op: MockOperation,
   params: string[],
   query: Record<string, string | string[]>,
   value: Json,
-): Answer {
+): Promise<Answer> {
   const [param = ""] = params;
   const clock = () =>
     ok({ now: new Date(sandbox.clock.now()).toISOString(), offset_ms: sandbox.clock.offsetMs });
@@ -158,6 +164,13 @@ export function answerControl(
       return sandbox.queue.removeReceiver(param)
         ? { status: 204 }
         : controlError(404, "NOT_FOUND", "No receiver has this id.");
+    case "testReceiver": {
+      const receiver = sandbox.queue.receivers.get(param);
+      if (!receiver) return controlError(404, "NOT_FOUND", "No receiver has this id.");
+      if (receiver.kind !== "events")
+        return controlError(409, "INVALID_TRANSITION", "Only an events receiver has a Test button.");
+      return ok(await sandbox.queue.test(receiver, TEST_EVENT));
+    }
     case "listDeliveries": {
       const one = (name: string) => {
         const v = query[name];

@@ -160,6 +160,33 @@ export class DeliveryQueue {
     });
   }
 
+  /**
+   * The dashboard's Test button: one POST of `body` to an events receiver, with its credentials, not
+   * retried. 2xx and 3xx succeed, as the document says of the button; a redirect is not followed.
+   */
+  async test(
+    receiver: Receiver,
+    body: string,
+  ): Promise<{ ok: boolean; status: number | null; error?: "timeout" | "connection" }> {
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(), this.timeoutMs);
+    try {
+      const response = await fetch(receiver.url, {
+        method: "POST",
+        headers: { "Content-Type": "application/json", ...authorization(receiver.auth) },
+        body,
+        redirect: "manual",
+        signal: controller.signal,
+      });
+      await response.arrayBuffer().catch(() => undefined);
+      return { ok: response.status >= 200 && response.status < 400, status: response.status };
+    } catch {
+      return { ok: false, status: null, error: controller.signal.aborted ? "timeout" : "connection" };
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
   /** Run a delivery timer that fell due (the clock calls this). */
   due(deliveryId: string): void {
     const delivery = this.deliveries.get(deliveryId);

@@ -222,7 +222,7 @@ export async function serveSandbox(sandbox: Sandbox, options: SandboxServerOptio
       const problem = describeControlBody(op, value);
       if (problem) return reply(controlError(400, "BAD_REQUEST", problem), op.template);
     }
-    reply(answerControl(sandbox, op, params, queryRecord(target.query), value), op.template);
+    reply(await answerControl(sandbox, op, params, queryRecord(target.query), value), op.template);
   };
 
   const server = createSafeServer(

@@ -36,6 +36,7 @@ describe("the control API", () => {
     await control.addReceiver({ url: `${receiver.url}/cases`, kind: "workflow" });
     expect(await refused(control.addReceiver({ url: "ftp://x/" }))).toBe(400);
     await control.receivers();
+    await control.testReceiver(r.id);
 
     const { data } = await sbx.client.POST("/api/v2/send_text", { body: { reference: "control" } });
     const id = data?.transaction_id as string;

@@ -3,6 +3,7 @@
 // virtual clock; a slow receiver slows neither the API nor other receivers; replays and inspection.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { backoff, MAX_RETRIES } from "../../sandbox/deliveries.js";
+import { parseWebhook } from "../../src/webhooks/index.js";
 import { startRecorder, startTestSandbox, until } from "../support/sandbox.js";
 
 let sbx: Awaited<ReturnType<typeof startTestSandbox>>;
@@ -135,6 +136,20 @@ describe("inspection and replay", () => {
     expect(replay.replay_of).toBe(first.id);
     await until(() => got.received.length === 2);
     expect(got.received[1]?.body).toBe(got.received[0]?.body);
+  });
+
+  it("the Test button: the test event once, ok on 2xx or 3xx, not on 4xx or 5xx", async () => {
+    let answer = 302;
+    const got = await recorder(() => answer);
+    const r = await sbx.control.addReceiver({ url: got.url, auth: { scheme: "bearer", token: "tb" } });
+    expect(await sbx.control.testReceiver(r.id)).toEqual({ ok: true, status: 302 });
+    answer = 500;
+    expect(await sbx.control.testReceiver(r.id)).toEqual({ ok: false, status: 500 });
+    expect(got.received).toHaveLength(2);
+    const parsed = parseWebhook(got.received[0]?.body ?? "", got.received[0]?.headers ?? {});
+    expect(parsed.event).toMatchObject({ kind: "biometricWebhook", event: "test" });
+    expect(got.received[0]?.headers.authorization).toBe("Bearer tb");
+    expect(await sbx.control.deliveries({ receiver_id: r.id })).toEqual([]);
   });
 
   it("a removed receiver's pending deliveries fail", async () => {
