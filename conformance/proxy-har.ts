@@ -3,7 +3,7 @@
 // body keeps its shape, numbers, booleans and the contract's own words (enum and const values),
 // and every other string becomes "[redacted]"; other bodies keep only their media type and size.
 import { createWriteStream, type WriteStream } from "node:fs";
-import { REDACTED, safeToken } from "../src/redact.js";
+import { REDACTED } from "../src/redact.js";
 import { decodeJsonBody, MAX_JSON_DEPTH } from "../src/server/index.js";
 import { mediaTypeEssence } from "./redact.js";
 
@@ -81,6 +81,8 @@ export function contractWords(document: Json): ContractWords {
         for (const name of Object.keys(value)) members.add(name);
       if (key === "required" && Array.isArray(value))
         for (const name of value) if (typeof name === "string") members.add(name);
+      // A parameter object: its name is the contract's word for a query or header member.
+      if (key === "name" && typeof value === "string" && typeof node.in === "string") members.add(value);
       stack.push(value);
     }
   }
@@ -91,7 +93,13 @@ export function contractWords(document: Json): ContractWords {
 const ID_SEGMENT =
   /^(0|[1-9][0-9]{0,11})(\.pdf)?$|^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}(\.pdf)?$/i;
 
-/** A JSON value with every string that is not a contract word redacted, and keys masked by shape. */
+/** Names the contract writes are kept; any other becomes `[redacted]1`, `[redacted]2`, … in order. */
+function nameMasker(members: Set<string>): (name: string) => string {
+  let unknown = 0;
+  return (name) => (members.has(name) ? name : `${REDACTED}${++unknown}`);
+}
+
+/** A JSON value with every string that is not a contract word redacted, and every member name it does not write. */
 function redactJson(value: unknown, words: ContractWords, depth = 0): unknown {
   if (typeof value === "string") return words.values.has(value) ? value : REDACTED;
   if (value === null || typeof value !== "object") return value;
@@ -99,8 +107,8 @@ function redactJson(value: unknown, words: ContractWords, depth = 0): unknown {
   if (depth > MAX_JSON_DEPTH) return REDACTED;
   if (Array.isArray(value)) return value.map((v) => redactJson(v, words, depth + 1));
   const out: Record<string, unknown> = Object.create(null);
-  for (const [key, member] of Object.entries(value))
-    out[safeToken(key)] = redactJson(member, words, depth + 1);
+  const mask = nameMasker(words.members);
+  for (const [key, member] of Object.entries(value)) out[mask(key)] = redactJson(member, words, depth + 1);
   return out;
 }
 
@@ -123,7 +131,7 @@ function harContent(
   return { ...base, text: JSON.stringify(redactJson(read.value, words)) };
 }
 
-/** The URL with every path segment that is neither a contract word nor an id redacted, and every query value. */
+/** The URL with every path segment that is neither a contract word nor an id redacted, every query value, and query names the contract does not write. */
 function redactUrl(
   url: HarExchange["target"],
   words: ContractWords,
@@ -135,8 +143,9 @@ function redactUrl(
       return segment === "" || words.segments.has(decoded) || ID_SEGMENT.test(decoded) ? segment : REDACTED;
     })
     .join("/");
+  const mask = nameMasker(words.members);
   const queryString = [...new URLSearchParams(url.query).keys()].map((name) => ({
-    name: words.members.has(name) ? name : safeToken(name),
+    name: mask(name),
     value: REDACTED,
   }));
   const search =

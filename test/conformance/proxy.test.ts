@@ -298,7 +298,7 @@ describe("idv-conformance proxy", () => {
         expect(rawStatus(answer), JSON.stringify([target, answer.slice(0, 300)])).toBeDefined();
         assertPrototypesUntouched(snapshot);
       }),
-      { numRuns: 25 },
+      { numRuns: 60 },
     );
     const ok = await fetch(`${proxy.url}/api/v4/outsource_cases/1042`, { headers: V4 });
     expect(ok.status).toBe(200);

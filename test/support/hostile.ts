@@ -205,26 +205,35 @@ export function assertPrototypesUntouched(before: string): void {
 }
 
 /**
- * Send raw bytes to a server and return what it answered before closing or `timeoutMs`; a reset
- * connection answers "". Raw, because fetch refuses to send the request lines that matter here.
+ * Send raw bytes to a server and return what it answered: everything received until the server
+ * closes, falls quiet for `quietMs` after answering, or `timeoutMs` passes; a reset answers "".
+ * Raw, because fetch refuses to send the request lines that matter here. The socket stays open
+ * for writing, as a real client's does: a half-close would let a server drop its answer.
  */
 export function sendRaw(
   port: number,
   bytes: string | Uint8Array,
   timeoutMs = 2_000,
   host = "127.0.0.1",
+  quietMs = 150,
 ): Promise<string> {
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     const socket = connect({ port, host });
+    let quiet: NodeJS.Timeout | undefined;
     const done = () => {
       clearTimeout(timer);
+      clearTimeout(quiet);
       socket.destroy();
       resolve(Buffer.concat(chunks).toString("latin1"));
     };
     const timer = setTimeout(done, timeoutMs);
-    socket.on("connect", () => socket.end(bytes));
-    socket.on("data", (chunk: Buffer) => chunks.push(chunk));
+    socket.on("connect", () => socket.write(bytes));
+    socket.on("data", (chunk: Buffer) => {
+      chunks.push(chunk);
+      clearTimeout(quiet);
+      quiet = setTimeout(done, quietMs);
+    });
     socket.on("close", done);
     socket.on("error", done);
   });
