@@ -1,29 +1,16 @@
 // The mock as `npm run mock` starts it: compiled JavaScript (tsc with the package's build config),
 // stopped by SIGTERM with its port freed, even while a client holds a connection open.
-import { type ChildProcess, execFileSync, spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { type ChildProcess, spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { connect } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fromRoot } from "../../scripts/lib/paths.js";
+import { compileToTemp } from "../support/compiled.js";
 
-// Inside node_modules so the compiled files resolve the repository's dependencies; not dist/, which
-// the package build removes and rewrites while other test files run.
-// A directory of its own per run: two runs at once must not rewrite each other's files.
-mkdirSync(fromRoot("node_modules/.cache"), { recursive: true });
-const out = mkdtempSync(fromRoot("node_modules/.cache/idv-mock-cli-"));
-
+let out = "";
+let remove = () => {};
 beforeAll(() => {
-  execFileSync(
-    process.execPath,
-    // The package's build config; types are checked by the lint step, so only the emit is needed here.
-    [
-      fromRoot("node_modules/typescript/bin/tsc"),
-      ...["-p", "tsconfig.build.json", "--outDir", out, "--noCheck", "--declaration", "false"],
-    ],
-    {
-      cwd: fromRoot(),
-    },
-  );
+  ({ out, remove } = compileToTemp("idv-mock-cli"));
 }, 120_000);
 const started: ChildProcess[] = [];
 afterAll(() => {
@@ -35,7 +22,7 @@ afterAll(() => {
       // already gone
     }
   }
-  rmSync(out, { recursive: true, force: true });
+  remove();
 });
 
 /**

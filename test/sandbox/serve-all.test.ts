@@ -1,10 +1,18 @@
 // `npm start`'s last step serves the sandbox and the docs site in one process (`exec`, so npm's
-// SIGTERM reaches it): SIGTERM stops both servers and frees both ports.
+// SIGTERM reaches it), compiled: SIGTERM stops both servers and frees both ports.
 import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { connect } from "node:net";
-import { describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fromRoot } from "../../scripts/lib/paths.js";
+import { compileToTemp } from "../support/compiled.js";
+
+let compiled = "";
+let remove = () => {};
+beforeAll(() => {
+  ({ out: compiled, remove } = compileToTemp("idv-start"));
+}, 120_000);
+afterAll(() => remove());
 
 /** Whether something accepts connections on the port. */
 const listening = (port: number) =>
@@ -18,8 +26,8 @@ describe("npm start", () => {
   it("serves the sandbox and the docs site; SIGTERM stops both", async () => {
     const start: string = JSON.parse(readFileSync(fromRoot("package.json"), "utf8")).scripts.start;
     const serve = start.split(" && ").at(-1) ?? "";
-    expect(serve).toMatch(/^exec node /);
-    const child = spawn("sh", ["-c", serve], {
+    expect(serve).toMatch(/^exec node dist\//);
+    const child = spawn("sh", ["-c", serve.replace("dist/", `${compiled}/`)], {
       cwd: fromRoot(),
       env: { ...process.env, SANDBOX_PORT: "0", DOCS_PORT: "0" },
       stdio: ["ignore", "pipe", "pipe"],
