@@ -81,13 +81,19 @@ function cannotBeJson(text: string): boolean {
 // Made on first use: constructing a decoder loads ICU, which start-up does not need.
 let utf8: TextDecoder | undefined;
 
+/** String.prototype.isWellFormed (ES2024, in Node 20), which the ES2022 library types do not declare. */
+type WellFormed = string & { isWellFormed(): boolean };
+
 /** The JSON value of a body, or NOT_JSON when it does not parse (or its bytes are not UTF-8). */
 export function parseJson(body: RecordedBody): unknown {
   if (body.kind === "json") return body.value;
   if (body.kind === "form") return NOT_JSON;
   let text: string;
-  if (body.kind === "text") text = body.text;
-  else {
+  if (body.kind === "text") {
+    text = body.text;
+    // A lone surrogate cannot come from UTF-8 bytes: the recorder decoded bytes that were not UTF-8.
+    if (!(text as WellFormed).isWellFormed()) return NOT_JSON;
+  } else {
     try {
       utf8 ??= new TextDecoder("utf-8", { fatal: true });
       text = utf8.decode(body.bytes);

@@ -235,6 +235,20 @@ describe("bytes and media types read strictly (issue 12, item 9)", () => {
     );
   });
 
+  it("reports a JSON body text holding a lone surrogate (bytes that were not UTF-8) as a violation", async () => {
+    const x = example("createPepCheck");
+    if (x.response?.body?.kind === "text")
+      // The raw character, not JSON's \ud800 escape (which JSON.stringify would write).
+      x.response.body.text = x.response.body.text.replace(/^\{/, '{"marker": "\ud800", ');
+    const run = await runMain(["check", write("surrogate.ndjson", `${toNdjson(x)}\n`), "--format", "json"]);
+    expect(JSON.parse(run.stdout).entries[0].violations).toContainEqual(
+      expect.objectContaining({
+        check: "response_body_schema",
+        message: expect.stringMatching(/not valid JSON/),
+      }),
+    );
+  });
+
   it("refuses a file whose own bytes are not UTF-8, naming the line", async () => {
     const bad = Buffer.from(good());
     bad[bad.indexOf("https")] = 0xc0;
