@@ -232,6 +232,55 @@ function rates(reports: ChildReport[]) {
   };
 }
 
+/** The check of ours each mutation should trip (any of them): whether the right rule said no, not only whether something did. */
+const EXPECTED_CHECKS: Record<string, string[]> = {
+  "unknown route": ["route_known"],
+  "wrong method": ["route_known"],
+  "missing credential": ["auth_headers_present"],
+  "integer id with exponent": ["request_parameters"],
+  "integer id with leading zero": ["request_parameters"],
+  "integer id beyond 2^53": ["request_parameters"],
+  "request media type json-evil": ["request_content_type"],
+  "request media type text/plain": ["request_content_type"],
+  "request body not JSON": ["request_body_schema"],
+  "request body truncated": ["request_body_schema"],
+  "request body invalid UTF-8": ["request_body_schema"],
+  "request member missing": ["request_body_schema"],
+  "request member wrong type": ["request_body_schema"],
+  "request member undescribed": ["request_body_schema"],
+  "status undocumented": ["status_code_documented"],
+  "response missing": ["status_code_documented"],
+  "response media type wrong": ["response_content_type"],
+  "response body not JSON": ["response_body_schema"],
+  "response member missing": ["response_body_schema", "error_shape"],
+  "response member wrong type": ["response_body_schema", "error_shape"],
+  "PDF that is not one": ["response_body_schema"],
+  "Content-Disposition missing": ["response_headers"],
+  "error body as a success body": ["error_shape"],
+};
+
+/** Mutations our side refused by another check than the expected one, by mutation and checks given. */
+function wrongCheck(
+  report: ChildReport,
+  entries: IndependentEntry[],
+): { hits: number; of: number; misses: Map<string, number> } {
+  const misses = new Map<string, number>();
+  let hits = 0;
+  let of = 0;
+  report.verdicts.forEach((v, i) => {
+    const mutation = entries[i]?.mutation;
+    const expected = mutation === undefined ? undefined : EXPECTED_CHECKS[mutation];
+    if (!expected || v.ok) return;
+    of++;
+    if (v.checks.some((c) => expected.includes(c))) hits++;
+    else {
+      const key = `${mutation} → ${v.checks.join(", ")}`;
+      misses.set(key, (misses.get(key) ?? 0) + 1);
+    }
+  });
+  return { hits, of, misses };
+}
+
 /** Agreement of a side's verdicts with the labels, and every disagreement by what it was and what it got. */
 function agreement(report: ChildReport, entries: IndependentEntry[]) {
   const disagreements = new Map<string, number>();
@@ -307,6 +356,7 @@ async function main(): Promise<void> {
       open: agreement(runs.open[0] as ChildReport, entries),
       prism: agreement(runs.prism[0] as ChildReport, entries),
     };
+    const byCheck = wrongCheck(runs.open[0] as ChildReport, entries);
     // The two library entry points must give the same verdicts, run after run.
     const sameVerdicts = runs.create.every((r, i) =>
       r.verdicts.every((v, j) => v.ok === runs.open[i]?.verdicts[j]?.ok),
@@ -433,6 +483,8 @@ ${new Date().toISOString().slice(0, 10)}, Node ${process.version}, load average 
 | Verdicts agreeing with the labels | ${agree.create.right} / ${entries.length} | ${agree.open.right} / ${entries.length} | ${agree.prism.right} / ${entries.length} |
 
 The two entry points gave ${sameVerdicts ? "the same verdict on every exchange in every round" : "**different verdicts** on some exchanges"}.
+Of the mutated exchanges ours refused, ${fmt(byCheck.hits)} of ${fmt(byCheck.of)} were refused by the check the mutation
+targets${byCheck.misses.size === 0 ? "." : ` (${[...byCheck.misses.entries()].map(([k, n]) => `${k}: ${n}`).join("; ")}).`}
 ${
   disagreementRows.length === 0
     ? "No disagreement with the labels.\n"
