@@ -66,25 +66,43 @@ async function redirected(
  * hop. A redirect to another origin (host, port or scheme) is refused with an ApiRequestError naming the
  * status and the other host, before anything is sent there.
  */
-export async function sendFollowingRedirects(
+export function sendFollowingRedirects(
   fetch: Fetch,
   first: Request,
   init: RequestInit | undefined,
   call: CallScope,
   resign: Resign,
 ): Promise<Response> {
-  const ext = { ...init, redirect: "manual" as const };
+  // The client's transport already asks for "manual"; a caller's own fetch is asked here.
+  const ext = init?.redirect === "manual" ? init : { ...init, redirect: "manual" as const };
+  // Most answers are no redirect: they go back without another promise.
+  return fetch(first, ext).then((response) => {
+    call.status = response.status;
+    return isRedirect(response.status) || response.type === "opaqueredirect"
+      ? follow(fetch, first, ext, call, resign, response)
+      : response;
+  });
+}
+
+/** Follow the redirect `answer` asks for, and any after it, within the request's origin. */
+async function follow(
+  fetch: Fetch,
+  first: Request,
+  ext: RequestInit,
+  call: CallScope,
+  resign: Resign,
+  answer: Response,
+): Promise<Response> {
   let request = first;
+  let response = answer;
   for (let hops = 0; ; hops++) {
-    const response = await fetch(request, ext);
+    if (hops > 0) {
+      response = await fetch(request, ext);
+      call.status = response.status;
+    }
     const { status } = response;
-    call.status = status;
     if (response.type === "opaqueredirect") {
-      throw refuse(
-        call,
-        status,
-        'redirected, and the fetch hides where to: it must honour redirect: "manual"',
-      );
+      throw refuse(call, status, 'redirected where the fetch hides: it must honour redirect: "manual"');
     }
     if (!isRedirect(status)) return response;
     const location = response.headers.get("Location");

@@ -31,7 +31,12 @@ export function hmacSigning(secret: string, encoding: SignatureEncoding = "hex")
   // The key is imported once per client, not once per request.
   const key = createSecretKey(secret, "utf8");
   // A string body is hashed as UTF-8, as fetch sends it (a lone surrogate becomes U+FFFD in both).
-  return (date, body) => createHmac("sha256", key).update(date).update(body).digest(encoding);
+  // A string body joins the date in one update: one call into native code fewer per request.
+  return (date, body) =>
+    (typeof body === "string"
+      ? createHmac("sha256", key).update(date + body)
+      : createHmac("sha256", key).update(date).update(body)
+    ).digest(encoding);
 }
 
 /** The default signer: HMAC-SHA256 keyed by the secret over the date then the body, hex or base64. */

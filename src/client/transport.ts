@@ -79,7 +79,8 @@ function attempt(
       if (caller.aborted) fail(caller.reason);
       else caller.addEventListener("abort", () => fail(caller.reason), { once: true });
     }
-    sendFollowingRedirects(fetch, request, { ...ext, signal: controller.signal }, call, resign).then(
+    const init: RequestInit = { ...ext, signal: controller.signal, redirect: "manual" };
+    sendFollowingRedirects(fetch, request, init, call, resign).then(
       (response) => {
         answered = true;
         // Without a call to settle (openapi-fetch's own fetch), the deadline ends with the headers.
