@@ -59,7 +59,7 @@ export function createClient(options: ClientOptions): IdvClient {
     signer,
     signatureEncoding,
     timeoutMs = 30_000,
-    streamTimeout = "whole",
+    streamTimeout,
     retry,
     runtime: _runtime,
     now,
@@ -72,9 +72,6 @@ export function createClient(options: ClientOptions): IdvClient {
     date: svcDate(now),
     sign: signer ? signingWith(signer) : hmacSigning(secret, signatureEncoding),
   };
-  if (streamTimeout !== "whole" && streamTimeout !== "headers") {
-    throw new TypeError('createClient: options.streamTimeout must be "whole" or "headers"');
-  }
   // A same-origin redirect's request is signed again over what it sends; v2 requests keep key and secret.
   const resign: Resign = (request, body) =>
     request.headers.has("Svc-Signature") ? signRequest(request, body, auth) : undefined;
@@ -117,7 +114,8 @@ export function createClient(options: ClientOptions): IdvClient {
       };
       // A caller's redirect: "error" is stricter and kept; anything else is the client's own following.
       const redirect = init?.redirect === "error" ? "error" : "manual";
-      const timedStream = streamTimeout === "whole" && init?.parseAs === "stream";
+      // Only "headers" frees a stream from the deadline: any other value keeps the safer default.
+      const timedStream = streamTimeout !== "headers" && init?.parseAs === "stream";
       return settle(call, () => base(path, { ...init, fetch, redirect }), timedStream);
     };
   }

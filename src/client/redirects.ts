@@ -47,8 +47,7 @@ async function redirected(
   } else if (request.body) {
     // The client's bytes are its own ArrayBuffer's (never shared memory).
     body = SigningRequest.of(request)?.bodySource as Uint8Array<ArrayBuffer> | string | undefined;
-    if (body === undefined)
-      throw refuse(call, status, "a redirect asks to repeat a body that cannot be read again");
+    if (body === undefined) throw refuse(call, status, "a streamed body cannot be sent again");
   }
   const next = new SigningRequest(target, {
     method: toGet ? "GET" : request.method,
@@ -102,7 +101,7 @@ async function follow(
     }
     const { status } = response;
     if (response.type === "opaqueredirect") {
-      throw refuse(call, status, 'redirected where the fetch hides: it must honour redirect: "manual"');
+      throw refuse(call, status, 'the fetch hid the redirect (it must honour redirect: "manual")');
     }
     if (!isRedirect(status)) return response;
     const location = response.headers.get("Location");
@@ -114,15 +113,15 @@ async function follow(
     try {
       target = new URL(location, request.url);
     } catch {
-      throw refuse(call, status, "redirect with a Location that is not a URL refused");
+      throw refuse(call, status, "Location is not a URL");
     }
     const origin = new URL(request.url).origin;
     if (target.origin !== origin) {
       throw refuse(
         call,
         status,
-        `redirect to another origin (${target.origin === "null" ? target.protocol : target.origin}) refused: ` +
-          `the client sends credentials only to ${new URL(first.url).host}`,
+        // The other origin only: a Location's path or query may carry tokens or personal data.
+        `redirect to another origin (${target.origin === "null" ? target.protocol : target.origin}) refused`,
       );
     }
     if (hops >= MAX_REDIRECTS) throw refuse(call, status, `more than ${MAX_REDIRECTS} redirects`);

@@ -66,9 +66,7 @@ function attempt(
       () =>
         fail(
           new TimeoutError(
-            answered
-              ? `${call.where}: the response body did not arrive in full within ${timeoutMs} ms`
-              : `${call.where} got no response within ${timeoutMs} ms`,
+            `${call.where} got no ${answered ? "complete " : ""}response within ${timeoutMs} ms`,
           ),
         ),
       timeoutMs,

@@ -158,7 +158,7 @@ describe("timeouts", () => {
     const client = createClient({ ...BASE, fetch: endless, timeoutMs: 20, retry: false });
     const call = client.GET("/api/v4/outsource_cases/{id}", { params: { path: { id: 1 } } });
     await expect(call).rejects.toThrow(
-      "GET /api/v4/outsource_cases/{id}: the response body did not arrive in full within 20 ms",
+      "GET /api/v4/outsource_cases/{id} got no complete response within 20 ms",
     );
   });
 
