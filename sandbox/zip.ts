@@ -16,6 +16,29 @@ function dosTime(date: Date): { time: number; day: number } {
   };
 }
 
+/** What a local header and the central directory both say of an entry. */
+interface EntryFields {
+  time: number;
+  day: number;
+  crc: number;
+  packed: number;
+  size: number;
+  name: Buffer;
+}
+
+/** The fields a local header and a central directory entry share, in the same order, from `at`. */
+function writeEntryFields(header: Buffer, at: number, f: EntryFields): void {
+  header.writeUInt16LE(20, at); // version needed: 2.0 (deflate)
+  header.writeUInt16LE(0x0800, at + 2); // UTF-8 names
+  header.writeUInt16LE(8, at + 4); // deflate
+  header.writeUInt16LE(f.time, at + 6);
+  header.writeUInt16LE(f.day, at + 8);
+  header.writeUInt32LE(f.crc, at + 10);
+  header.writeUInt32LE(f.packed, at + 14);
+  header.writeUInt32LE(f.size, at + 18);
+  header.writeUInt16LE(f.name.length, at + 22);
+}
+
 /** A zip archive of the entries, each deflated. */
 export function renderZip(entries: readonly ZipEntry[], modified = new Date()): Buffer {
   const { time, day } = dosTime(modified);
@@ -26,30 +49,15 @@ export function renderZip(entries: readonly ZipEntry[], modified = new Date()): 
     const name = Buffer.from(entry.name, "utf8");
     const packed = deflateRawSync(entry.data);
     const crc = crc32(entry.data);
+    const fields: EntryFields = { time, day, crc, packed: packed.length, size: entry.data.length, name };
     const local = Buffer.alloc(30);
     local.writeUInt32LE(0x04034b50, 0);
-    local.writeUInt16LE(20, 4); // version needed: 2.0 (deflate)
-    local.writeUInt16LE(0x0800, 6); // UTF-8 names
-    local.writeUInt16LE(8, 8); // deflate
-    local.writeUInt16LE(time, 10);
-    local.writeUInt16LE(day, 12);
-    local.writeUInt32LE(crc, 14);
-    local.writeUInt32LE(packed.length, 18);
-    local.writeUInt32LE(entry.data.length, 22);
-    local.writeUInt16LE(name.length, 26);
+    writeEntryFields(local, 4, fields);
     local.writeUInt16LE(0, 28);
     const central = Buffer.alloc(46);
     central.writeUInt32LE(0x02014b50, 0);
     central.writeUInt16LE(20, 4); // made by: 2.0
-    central.writeUInt16LE(20, 6);
-    central.writeUInt16LE(0x0800, 8);
-    central.writeUInt16LE(8, 10);
-    central.writeUInt16LE(time, 12);
-    central.writeUInt16LE(day, 14);
-    central.writeUInt32LE(crc, 16);
-    central.writeUInt32LE(packed.length, 20);
-    central.writeUInt32LE(entry.data.length, 24);
-    central.writeUInt16LE(name.length, 28);
+    writeEntryFields(central, 6, fields);
     central.writeUInt32LE(offset, 42);
     locals.push(local, name, packed);
     centrals.push(central, name);
