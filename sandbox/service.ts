@@ -77,11 +77,21 @@ export function answerService(sandbox: Sandbox, req: ServiceRequest): Answer {
     record.archived = true;
     sandbox.changed();
   };
+  /** A report exports once: the export archives it, and another gets the service's 400. */
+  const exportOnce = (record: { archived: boolean }, render: () => Answer): Answer => {
+    if (record.archived) return error(op, 400, "ALREADY_ARCHIVED", "The report was exported and archived.");
+    archive(record);
+    return render();
+  };
+  /** Keep a new record (its request's bytes count against the sandbox's budget) and say the state changed. */
+  const store = <K, V>(records: Map<K, V>, key: K, record: V): void => {
+    sandbox.keep(records, key, record, req.body.length);
+    sandbox.changed();
+  };
   switch (op.operationId) {
     case "createManualVerification": {
       const record = manualVerification(value, now);
-      sandbox.keep(sandbox.manual, record.transaction_id, record, req.body.length);
-      sandbox.changed();
+      store(sandbox.manual, record.transaction_id, record);
       return { status: 200, json: record.response };
     }
     case "exportAndArchiveManualVerification": {
@@ -167,24 +177,23 @@ export function answerService(sandbox: Sandbox, req: ServiceRequest): Answer {
         value,
         zipTitle(value.res_attributes?.title_number) ? "zip" : "pdf",
       );
-      sandbox.keep(sandbox.property, id, record, req.body.length);
-      sandbox.changed();
+      store(sandbox.property, id, record);
       return { status: 200, json: record.body };
     }
     case "getOnlineOwnershipPdf": {
       const id = intId(param);
       const record = id === undefined ? undefined : sandbox.property.get(id);
       if (!record || record.kind !== "oov") return notFound(op, "Online Ownership verification");
-      if (record.archived) return error(op, 400, "ALREADY_ARCHIVED", "The report was exported and archived.");
-      archive(record);
-      const v = record.body.property_verifications[0];
-      const pdf = renderPdf("Online Ownership verification", [
-        `Reference: ${record.body.reference}`,
-        `Title number: ${v.title_number}`,
-        `Owner: ${[v.firstname, v.middle_name, v.lastname].filter(Boolean).join(" ")}`,
-        `Result: ${v.verification_result}`,
-      ]);
-      return file(pdf, `online-ownership-${id}.pdf`);
+      return exportOnce(record, () => {
+        const v = record.body.property_verifications[0];
+        const pdf = renderPdf("Online Ownership verification", [
+          `Reference: ${record.body.reference}`,
+          `Title number: ${v.title_number}`,
+          `Owner: ${[v.firstname, v.middle_name, v.lastname].filter(Boolean).join(" ")}`,
+          `Result: ${v.verification_result}`,
+        ]);
+        return file(pdf, `online-ownership-${id}.pdf`);
+      });
     }
     case "getTitleSearchDocument": {
       const id = intId(param);
@@ -210,29 +219,27 @@ export function answerService(sandbox: Sandbox, req: ServiceRequest): Answer {
     case "createPepCheck": {
       const id = sandbox.nextId("pep");
       const record = pepCheck(id, value, now);
-      sandbox.keep(sandbox.pep, id, record, req.body.length);
-      sandbox.changed();
+      store(sandbox.pep, id, record);
       return { status: 200, json: record.body };
     }
     case "getPepCheckPdf": {
       const id = intId(param);
       const record = id === undefined ? undefined : sandbox.pep.get(id);
       if (!record) return notFound(op, "PEP check");
-      if (record.archived) return error(op, 400, "ALREADY_ARCHIVED", "The report was exported and archived.");
-      archive(record);
-      const b = record.body;
-      const pdf = renderPdf("PEP and sanctions screening", [
-        `Reference: ${b.reference}`,
-        `Name: ${[b.firstname, b.middle_name, b.lastname].filter(Boolean).join(" ")}`,
-        `Watchlists: ${b.is_pep_watchlist_clear ? "clear" : "found on a watchlist"}`,
-      ]);
-      return file(pdf, `pep-check-${id}.pdf`);
+      return exportOnce(record, () => {
+        const b = record.body;
+        const pdf = renderPdf("PEP and sanctions screening", [
+          `Reference: ${b.reference}`,
+          `Name: ${[b.firstname, b.middle_name, b.lastname].filter(Boolean).join(" ")}`,
+          `Watchlists: ${b.is_pep_watchlist_clear ? "clear" : "found on a watchlist"}`,
+        ]);
+        return file(pdf, `pep-check-${id}.pdf`);
+      });
     }
     case "createFraudAnalytic": {
       const id = sandbox.nextId("fraud");
       const record = fraudAnalytic(id, value);
-      sandbox.keep(sandbox.fraud, id, record, req.body.length);
-      sandbox.changed();
+      store(sandbox.fraud, id, record);
       return { status: 200, json: record };
     }
     case "searchKybCompanies":
@@ -240,29 +247,27 @@ export function answerService(sandbox: Sandbox, req: ServiceRequest): Answer {
     case "createKybVerification": {
       const id = sandbox.nextId("kyb");
       const record = kybVerification(id, value, now);
-      sandbox.keep(sandbox.kyb, id, record, req.body.length);
-      sandbox.changed();
+      store(sandbox.kyb, id, record);
       return { status: 200, json: record.body };
     }
     case "getKybVerificationPdf": {
       const id = intId(param);
       const record = id === undefined ? undefined : sandbox.kyb.get(id);
       if (!record) return notFound(op, "KYB verification");
-      if (record.archived) return error(op, 400, "ALREADY_ARCHIVED", "The report was exported and archived.");
-      archive(record);
-      const b = record.body;
-      const pdf = renderPdf("Business verification (KYB)", [
-        `Reference: ${b.reference}`,
-        `Company: ${b.company_identifier} (${b.country_code})`,
-        `Company code: ${record.company_code}`,
-      ]);
-      return file(pdf, `kyb-verification-${id}.pdf`);
+      return exportOnce(record, () => {
+        const b = record.body;
+        const pdf = renderPdf("Business verification (KYB)", [
+          `Reference: ${b.reference}`,
+          `Company: ${b.company_identifier} (${b.country_code})`,
+          `Company code: ${record.company_code}`,
+        ]);
+        return file(pdf, `kyb-verification-${id}.pdf`);
+      });
     }
     case "createEddCase": {
       const id = sandbox.nextId("edd");
       const record = eddCase(id, value, now);
-      sandbox.keep(sandbox.edd, id, record, req.body.length);
-      sandbox.changed();
+      store(sandbox.edd, id, record);
       return { status: 200, json: withMetadata(record) };
     }
     case "getEddCase": {
