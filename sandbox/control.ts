@@ -25,6 +25,10 @@ export const controlError = (status: number, code: string, message: string): Ans
   json: { error_code: code, message },
 });
 
+/** The 400 for a body member the schema accepted but the handler cannot use: where, then why. */
+const invalidMember = (pointer: string, why: string): Answer =>
+  controlError(400, "BAD_REQUEST", `Invalid request body: ${pointer}: ${why}.`);
+
 /** The message of a refused control body: the member and the rule, never the value. */
 export function describeControlBody(op: MockOperation, value: unknown): string | undefined {
   if (!op.body) return undefined;
@@ -134,7 +138,7 @@ export async function answerControl(
       try {
         ms = parseDuration(value.duration);
       } catch (e) {
-        return controlError(400, "BAD_REQUEST", `Invalid request body: /duration: ${(e as Error).message}.`);
+        return invalidMember("/duration", (e as Error).message);
       }
       sandbox.advance(ms);
       return clock();
@@ -146,15 +150,11 @@ export async function answerControl(
       try {
         url = receiverUrl(value.url);
       } catch (e) {
-        return controlError(400, "BAD_REQUEST", `Invalid request body: /url: ${(e as Error).message}.`);
+        return invalidMember("/url", (e as Error).message);
       }
       const kind = value.kind === "workflow" ? "workflow" : "events";
       if (kind === "workflow" && value.auth)
-        return controlError(
-          400,
-          "BAD_REQUEST",
-          "Invalid request body: /auth: workflow deliveries carry no credentials.",
-        );
+        return invalidMember("/auth", "workflow deliveries carry no credentials");
       return ok(
         receiverView(sandbox.queue.addReceiver(url, kind, value.auth as ReceiverAuth | undefined)),
         201,
