@@ -6,6 +6,7 @@
 import { generateSync } from "json-schema-faker";
 import { resolveRef as deref } from "../scripts/lib/json-ref.js";
 import { type PlainExchange, ReferenceValidator } from "./corpus-reference.js";
+import { seededRandom } from "./seeded-random.js";
 
 // An OpenAPI document is walked structurally.
 type Json = any;
@@ -26,18 +27,6 @@ export interface CorpusStats {
   dropped: Map<string, number>;
   fromExamples: number;
   fromFaker: number;
-}
-
-/** A seeded PRNG (mulberry32): the corpus is the same for a seed. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 const METHODS = ["get", "put", "post", "delete", "patch"];
@@ -70,7 +59,7 @@ export function buildIndependentCorpus(
   size: number,
   seed = 14,
 ): { entries: IndependentEntry[]; stats: CorpusStats } {
-  const r = prng(seed);
+  const r = seededRandom(seed);
   const pick = <T>(list: T[]): T => list[Math.floor(r() * list.length)] as T;
   const reference = new ReferenceValidator(document);
   const stats: CorpusStats = {

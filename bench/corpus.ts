@@ -4,6 +4,7 @@
 import type { Exchange, RecordedBody } from "../conformance/exchange.js";
 import type { CheckName } from "../conformance/findings.js";
 import { type ExampleExchange, exampleExchanges } from "./corpus-examples.js";
+import { seededRandom } from "./seeded-random.js";
 
 // An OpenAPI document is walked structurally.
 type Json = any;
@@ -169,18 +170,6 @@ const MUTATIONS: Mutation[] = [
   },
 ];
 
-/** A deterministic pseudo-random sequence (mulberry32), so that every run checks the same corpus. */
-export function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** One corpus entry: the exchange and the verdict it must get. */
 export interface CorpusEntry {
   exchange: Exchange;
@@ -195,7 +184,8 @@ export function buildCorpus(
   seed = 20261122,
 ): CorpusEntry[] {
   const examples = exampleExchanges(document);
-  const next = random(seed);
+  // The same seed, the same corpus: every run checks the same exchanges.
+  const next = seededRandom(seed);
   const out: CorpusEntry[] = [];
   for (let i = 0; i < size; i++) {
     const example = examples[Math.floor(next() * examples.length)] as ExampleExchange;
