@@ -79,26 +79,9 @@ function child(dist: string, mode: Side, corpus: string): ChildReport {
   return JSON.parse(run.stdout);
 }
 
-/** Milliseconds from spawn to the first line on stdout. */
-function firstLine(command: string[]): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const start = performance.now();
-    const proc = spawn(process.execPath, command, { stdio: ["ignore", "pipe", "ignore"] });
-    let done = false;
-    proc.stdout.on("data", (chunk: Buffer) => {
-      if (!done && chunk.includes(10)) {
-        done = true;
-        resolve(performance.now() - start);
-      }
-    });
-    proc.on("error", reject);
-    proc.on("close", () => (done ? undefined : reject(new Error(`no output from ${command.join(" ")}`))));
-  });
-}
-
 async function timeToFirstVerdict(command: string[], runs: number): Promise<number> {
   const times: number[] = [];
-  for (let i = 0; i < runs; i++) times.push(await firstLine(command));
+  for (let i = 0; i < runs; i++) times.push(await firstLineOf(process.execPath, command));
   return median(times);
 }
 
