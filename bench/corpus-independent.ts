@@ -224,6 +224,16 @@ export function buildIndependentCorpus(
   const isJson = (headers: [string, string][]) =>
     /^application\/json/.test(headers.find(([n]) => n.toLowerCase() === "content-type")?.[1] ?? "");
   const firstKey = (v: Json) => Object.keys(v)[Math.floor(r() * Object.keys(v).length)];
+  /** Edit the request's JSON object body; false where it has none or the edit does not apply. */
+  const editRequest = (x: PlainExchange, edit: (v: Json) => boolean): boolean => {
+    const edited = isJson(x.requestHeaders) ? editJson(x.requestBody, edit) : undefined;
+    return edited !== undefined && ((x.requestBody = edited), true);
+  };
+  /** Edit the response's JSON object body; false where it has none or the edit does not apply. */
+  const editResponse = (x: PlainExchange, edit: (v: Json) => boolean): boolean => {
+    const edited = isJson(x.responseHeaders) ? editJson(x.responseBody, edit) : undefined;
+    return edited !== undefined && ((x.responseBody = edited), true);
+  };
 
   /** Mutations: each returns false when it does not apply to the exchange. */
   const MUTATIONS: Record<string, (x: PlainExchange, o: Operation) => boolean> = {
@@ -268,26 +278,15 @@ export function buildIndependentCorpus(
       ]);
       return true;
     },
-    "request member missing": (x) => {
-      if (!isJson(x.requestHeaders)) return false;
-      const edited = editJson(x.requestBody, (v) => delete v[firstKey(v) as string]);
-      return edited !== undefined && ((x.requestBody = edited), true);
-    },
-    "request member wrong type": (x) => {
-      if (!isJson(x.requestHeaders)) return false;
-      const edited = editJson(x.requestBody, (v) => {
+    "request member missing": (x) => editRequest(x, (v) => delete v[firstKey(v) as string]),
+    "request member wrong type": (x) =>
+      editRequest(x, (v) => {
         const k = firstKey(v);
         if (k === undefined) return false;
         v[k] = typeof v[k] === "number" ? "12" : typeof v[k] === "string" ? 12 : "x";
         return true;
-      });
-      return edited !== undefined && ((x.requestBody = edited), true);
-    },
-    "request member undescribed": (x) => {
-      if (!isJson(x.requestHeaders)) return false;
-      const edited = editJson(x.requestBody, (v) => ((v.internal_flags = { beta: true }), true));
-      return edited !== undefined && ((x.requestBody = edited), true);
-    },
+      }),
+    "request member undescribed": (x) => editRequest(x, (v) => ((v.internal_flags = { beta: true }), true)),
     "status undocumented": (x) => ((x.status = 418), true),
     "response missing": (x) => ((x.status = undefined), (x.responseBody = undefined), true),
     "response media type wrong": (x) =>
@@ -296,21 +295,14 @@ export function buildIndependentCorpus(
       x.responseBody !== undefined &&
       isJson(x.responseHeaders) &&
       ((x.responseBody = Buffer.from("<html>502 Bad Gateway</html>")), true),
-    "response member missing": (x) => {
-      if (!isJson(x.responseHeaders)) return false;
-      const edited = editJson(x.responseBody, (v) => delete v[firstKey(v) as string]);
-      return edited !== undefined && ((x.responseBody = edited), true);
-    },
-    "response member wrong type": (x) => {
-      if (!isJson(x.responseHeaders)) return false;
-      const edited = editJson(x.responseBody, (v) => {
+    "response member missing": (x) => editResponse(x, (v) => delete v[firstKey(v) as string]),
+    "response member wrong type": (x) =>
+      editResponse(x, (v) => {
         const k = firstKey(v);
         if (k === undefined) return false;
         v[k] = Array.isArray(v[k]) ? {} : [v[k]];
         return true;
-      });
-      return edited !== undefined && ((x.responseBody = edited), true);
-    },
+      }),
     "PDF that is not one": (x) =>
       /application\/pdf/.test(
         x.responseHeaders.find(([n]) => n.toLowerCase() === "content-type")?.[1] ?? "",
