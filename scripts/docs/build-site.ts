@@ -9,7 +9,7 @@ import { renderChangelog } from "./changelog-page.js";
 import { referenceBundle } from "./code-samples.js";
 import { collectGaps, type GapMark } from "./gaps.js";
 import { type GapSource, groupGaps, renderGapsContent } from "./gaps-page.js";
-import { type Guide, readGuides, renderSignatureExample, SIGNATURE_PLACEHOLDER } from "./guides.js";
+import { type Guide, readGuides } from "./guides.js";
 import { escapeHtml } from "./html.js";
 import { operationsOf, renderAuthentication, renderErrorShapes } from "./landing-facts.js";
 import {
@@ -154,13 +154,7 @@ export async function buildSite(options: BuildOptions = DEFAULT_BUILD): Promise<
   page("webhooks.html", "Webhooks", webhooks);
   page("gaps.html", "Gaps", renderGapsContent(gapSources));
   page("changelog.html", "Changelog", changelog.html);
-  const signature = await renderSignatureExample();
-  for (const guide of guides)
-    page(
-      guide.page.file,
-      guide.title,
-      guideContent(guide).replace(SIGNATURE_PLACEHOLDER, () => signature),
-    );
+  for (const guide of guides) page(guide.page.file, guide.title, guideContent(guide));
   // Answered at any depth by a server, so its links start at the site's root and its styles are inlined.
   files.set(
     "404.html",

@@ -4,8 +4,6 @@
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { createHmacSigner } from "../../src/client/signer.js";
-import { escapeHtml } from "./html.js";
 import type { SitePage } from "./layout.js";
 import { type Heading, renderMarkdown } from "./markdown.js";
 
@@ -57,61 +55,13 @@ export function readGuides(dir: string): Guide[] {
     const source = readFileSync(join(dir, `${name}.md`), "utf8");
     const rendered = renderMarkdown(source, { link });
     const title = rendered.title ?? name;
-    let html = rendered.html;
-    if (name === "client") html = withSignatureExample(html);
     return {
       name,
       title,
-      html,
+      html: rendered.html,
       headings: rendered.headings,
       source,
       page: { file: guideFile(name), label: KNOWN.get(name) ?? title, group: "guide" },
     };
   });
-}
-
-/** The worked example's inputs: made-up credentials and the contract's example date. */
-export const SIGNATURE_EXAMPLE = {
-  secret: "example-secret",
-  date: "2026-11-22T09:30:00.000Z",
-  body: '{"reference":"onboarding-3108-pep","firstname":"Aroha","lastname":"Tipene","date_of_birth":"14/03/1985"}',
-} as const;
-
-/** The worked example's signature, computed by the client's own default signer. */
-export async function signatureExample(): Promise<string> {
-  const sign = createHmacSigner(SIGNATURE_EXAMPLE.secret, "hex");
-  return sign({
-    date: SIGNATURE_EXAMPLE.date,
-    body: new TextEncoder().encode(SIGNATURE_EXAMPLE.body),
-    method: "POST",
-    url: "https://idv.example.net/api/v4/pep_checks",
-  });
-}
-
-/**
- * Mark where the worked signature example goes: at the end of the client guide's "The signature is
- * an assumption" section (before the next h2), or after the guide when the section moved.
- */
-function withSignatureExample(html: string): string {
-  const start = html.indexOf('id="the-signature-is-an-assumption"');
-  const next = start < 0 ? -1 : html.indexOf("<h2", start);
-  if (next < 0) return `${html}\n${SIGNATURE_PLACEHOLDER}`;
-  return `${html.slice(0, next)}${SIGNATURE_PLACEHOLDER}\n${html.slice(next)}`;
-}
-
-/** Where the client guide's worked example goes; filled by the build (the signer is asynchronous). */
-export const SIGNATURE_PLACEHOLDER = "<!--signature-worked-example-->";
-
-/** The worked example as HTML, placed where withSignatureExample left its placeholder. */
-export async function renderSignatureExample(): Promise<string> {
-  const { secret, date, body } = SIGNATURE_EXAMPLE;
-  const signature = await signatureExample();
-  return `<aside class="worked-example" id="signature-worked-example"><h3>Worked example: a v4 signature</h3>
-  <p>With the secret <code>${escapeHtml(secret)}</code>, <code>Svc-Date</code> <code>${escapeHtml(date)}</code> and this body, sent byte for byte:</p>
-  <pre class="code"><code>${escapeHtml(body)}</code></pre>
-  <p>the signature is HMAC-SHA256 over the date followed by the body, keyed by the secret, in hex:</p>
-  <pre class="code"><code>Svc-Signature: ${escapeHtml(signature)}</code></pre>
-  <p>The same with openssl:</p>
-  <pre class="code"><code>printf '%s%s' '${escapeHtml(date)}' '${escapeHtml(body)}' | openssl dgst -sha256 -hmac '${escapeHtml(secret)}'</code></pre>
-  <p class="meta">Computed when the site is built by the client's own signer (<code>createHmacSigner</code>); the tests check it against node:crypto.</p></aside>`;
 }
