@@ -120,7 +120,8 @@ function memoryRun(
 async function writeLines(file: string, lines: string[], total: number): Promise<void> {
   const out = createWriteStream(file);
   for (let i = 0; i < total; i++) {
-    if (!out.write(`${lines[i % lines.length]}\n`)) await new Promise((r) => out.once("drain", r));
+    if (!out.write(`${lines[i % lines.length]}\n`))
+      await new Promise<void>((r) => out.once("drain", () => r()));
   }
   await new Promise<void>((r) => out.end(r));
 }
@@ -192,7 +193,7 @@ async function writeHar(file: string, lines: string[], bytes: number): Promise<n
     const entry = `${n === 0 ? "" : ",\n"}${entries[n % entries.length]}`;
     written += entry.length;
     n++;
-    if (!out.write(entry)) await new Promise((r) => out.once("drain", r));
+    if (!out.write(entry)) await new Promise<void>((r) => out.once("drain", () => r()));
   }
   await new Promise<void>((r) => out.end("\n]}}\n", () => r()));
   return n;

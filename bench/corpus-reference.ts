@@ -2,7 +2,8 @@
 // routing and header rules, written here and sharing nothing with the suite's checks. It confirms every
 // label of the independent corpus (a valid exchange is valid, a mutation is a violation) so that the
 // suite is not graded against itself.
-import Ajv2020, { type ValidateFunction } from "ajv/dist/2020.js";
+import type { ValidateFunction } from "ajv";
+import Ajv2020 from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
 import { resolveRef as deref } from "../scripts/lib/json-ref.js";
 
@@ -29,7 +30,7 @@ const essence = (value: string | undefined): string | undefined => value?.split(
 
 /** Whether the contract accepts an exchange: every rule stated once, plainly, from the document. */
 export class ReferenceValidator {
-  private readonly ajv = new Ajv2020({ strict: false, allErrors: false, validateSchema: false });
+  private readonly ajv = new Ajv2020.default({ strict: false, allErrors: false, validateSchema: false });
   private readonly compiled = new Map<string, ValidateFunction>();
   private readonly routes: {
     method: string;
@@ -42,7 +43,7 @@ export class ReferenceValidator {
   }[] = [];
 
   constructor(private readonly document: Json) {
-    addFormats(this.ajv);
+    addFormats.default(this.ajv);
     this.ajv.addSchema(document, "https://contract.invalid/openapi.json");
     for (const [template, item] of Object.entries<Json>(document.paths ?? {})) {
       const names: string[] = [];
@@ -74,11 +75,10 @@ export class ReferenceValidator {
   }
 
   private validator(pointer: string): ValidateFunction {
-    let fn = this.compiled.get(pointer);
-    if (!fn) {
-      fn = this.ajv.compile({ $ref: `https://contract.invalid/openapi.json#${pointer}` });
-      this.compiled.set(pointer, fn);
-    }
+    const known = this.compiled.get(pointer);
+    if (known) return known;
+    const fn = this.ajv.compile({ $ref: `https://contract.invalid/openapi.json#${pointer}` });
+    this.compiled.set(pointer, fn);
     return fn;
   }
 
