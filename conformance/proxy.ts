@@ -176,21 +176,27 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     req.on("data", requestCapture.add);
     pipeline(req, upstreamRequest, () => undefined);
 
-    upstreamRequest.on("error", () => {
-      // No answer from the service (refused, reset, TLS): the client learns it in the service's terms.
+    const badGateway = (message: string): void => {
       if (!res.headersSent) {
-        const body = JSON.stringify(
-          proxyError(502, "The proxy could not reach the service.", target.pathname),
-        );
+        const body = JSON.stringify(proxyError(502, message, target.pathname));
         res.writeHead(502, { "content-type": "application/json", "content-length": Buffer.byteLength(body) });
         res.end(body);
       } else res.destroy();
-    });
+    };
+    // No answer from the service (refused, reset, TLS): the client learns it in the service's terms.
+    upstreamRequest.on("error", () => badGateway("The proxy could not reach the service."));
     upstreamRequest.on("response", (upstreamResponse) => {
       const responseHeaders = forwardable(upstreamResponse.rawHeaders, new Set());
       const flat: string[] = [];
       for (const [name, value] of responseHeaders) flat.push(name, value);
-      res.writeHead(upstreamResponse.statusCode ?? 502, upstreamResponse.statusMessage, flat);
+      try {
+        res.writeHead(upstreamResponse.statusCode ?? 502, upstreamResponse.statusMessage, flat);
+      } catch {
+        // An answer Node will not send on (a status such as 099): thrown here, it would end the proxy.
+        upstreamResponse.destroy();
+        badGateway("The service's answer is not valid HTTP.");
+        return;
+      }
       upstreamResponse.on("data", responseCapture.add);
       pipeline(upstreamResponse, res, (error) => {
         if (error) return;

@@ -5,6 +5,7 @@ import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer } from "node:http";
+import { createServer as createNetServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Writable } from "node:stream";
@@ -210,6 +211,31 @@ describe("idv-conformance proxy", () => {
       message: "The proxy could not reach the service.",
     });
     await proxy.stop();
+  });
+
+  it("answers 502 when the service's status line is one Node will not send on (099), and keeps forwarding", async () => {
+    const upstream = createNetServer((socket) => {
+      socket.on("error", () => undefined);
+      socket.once("data", () => socket.end("HTTP/1.1 099 Odd\r\ncontent-length: 2\r\n\r\nok"));
+    });
+    upstream.listen(0, "127.0.0.1");
+    await once(upstream, "listening");
+    const port = (upstream.address() as { port: number }).port;
+    const proxy = await startProxy({
+      upstream: new URL(`http://127.0.0.1:${port}`),
+      checker: { checkExchange: () => undefined } as unknown as ConformanceChecker,
+      port: 0,
+    });
+    for (let i = 0; i < 2; i++) {
+      const res = await fetch(`${proxy.url}/api/v4/outsource_cases/1`, { headers: V4 });
+      expect(res.status).toBe(502);
+      expect(await res.json()).toEqual({
+        error_code: "PROXY_UPSTREAM",
+        message: "The service's answer is not valid HTTP.",
+      });
+    }
+    await proxy.close();
+    upstream.close();
   });
 
   it("stops on SIGTERM as a process: the summary, the recording closed, exit 1 after a violation", async () => {
