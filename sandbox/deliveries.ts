@@ -169,6 +169,9 @@ export class DeliveryQueue {
     body: string,
   ): Promise<{ ok: boolean; status: number | null; error?: "timeout" | "connection" }> {
     const controller = new AbortController();
+    // Tracked like an attempt, so that close() ends it and its timer does not outlive the sandbox.
+    this.controllers.add(controller);
+    if (this.closed) controller.abort();
     const timer = setTimeout(() => controller.abort(), this.timeoutMs);
     try {
       const response = await fetch(receiver.url, {
@@ -184,6 +187,7 @@ export class DeliveryQueue {
       return { ok: false, status: null, error: controller.signal.aborted ? "timeout" : "connection" };
     } finally {
       clearTimeout(timer);
+      this.controllers.delete(controller);
     }
   }
 
