@@ -175,6 +175,10 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     });
     req.on("data", requestCapture.add);
     pipeline(req, upstreamRequest, () => undefined);
+    // A client gone before the answer ended: the service's side goes too, not left open until it answers.
+    res.once("close", () => {
+      if (!res.writableFinished) upstreamRequest.destroy();
+    });
 
     const badGateway = (message: string): void => {
       if (!res.headersSent) {

@@ -5,7 +5,7 @@ import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer } from "node:http";
-import { createServer as createNetServer } from "node:net";
+import { connect, createServer as createNetServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Writable } from "node:stream";
@@ -237,6 +237,37 @@ describe("idv-conformance proxy", () => {
     await proxy.close();
     upstream.close();
   });
+
+  it("ends the upstream request when the client resets its connection before the answer", async () => {
+    // A service that takes the request and never answers; it notes when the proxy hangs up.
+    let hungUp: () => void = () => undefined;
+    const closed = new Promise<void>((resolve) => (hungUp = resolve));
+    let received: () => void = () => undefined;
+    const arrived = new Promise<void>((resolve) => (received = resolve));
+    const upstream = createNetServer((socket) => {
+      socket.on("error", () => undefined);
+      socket.once("data", () => received());
+      socket.once("close", () => hungUp());
+    });
+    upstream.listen(0, "127.0.0.1");
+    await once(upstream, "listening");
+    const port = (upstream.address() as { port: number }).port;
+    const proxy = await startProxy({
+      upstream: new URL(`http://127.0.0.1:${port}`),
+      checker: { checkExchange: () => undefined } as unknown as ConformanceChecker,
+      port: 0,
+    });
+    const client = connect(new URL(proxy.url).port as unknown as number, "127.0.0.1");
+    client.on("error", () => undefined);
+    client.write("GET /api/v4/outsource_cases/1 HTTP/1.1\r\nHost: x\r\n\r\n");
+    await arrived;
+    // A reset, not a half-close: a client that only half-closes is still owed its answer.
+    client.resetAndDestroy();
+    // Without the proxy ending it, the upstream connection stays open until the test times out.
+    await closed;
+    await proxy.close();
+    upstream.close();
+  }, 15_000);
 
   it("stops on SIGTERM as a process: the summary, the recording closed, exit 1 after a violation", async () => {
     const har = join(dir, "signal.har");
