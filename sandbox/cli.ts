@@ -42,7 +42,18 @@ try {
   }
   if (webhookUrl) console.log("Webhook receiver registered for biometric and EDD events.");
   if (stateFile) console.log("State is kept in the --state file.");
-  closeOnSignals(() => running.close());
+  // The last save happens on the way out: when it fails, say so and exit 1, never a silent 0.
+  let saveFailed = false;
+  closeOnSignals(
+    () =>
+      running.close().catch((error: unknown) => {
+        saveFailed = true;
+        console.error(
+          `sandbox: could not save the state: ${(error as NodeJS.ErrnoException)?.code ?? "error"}`,
+        );
+      }),
+    () => (saveFailed ? 1 : 0),
+  );
 } catch (error) {
   if (error instanceof StateFileError) {
     console.error(`sandbox: ${error.message}`);

@@ -1,6 +1,9 @@
 // The sandbox's command line: flags, generated credentials printed once, given ones never echoed,
 // clear refusals of bad flags (naming the flag, not the value), SIGTERM stops it.
 import { spawn, spawnSync } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { fromRoot } from "../../scripts/lib/paths.js";
 import { CANARIES, containsCanary } from "../support/hostile.js";
@@ -8,7 +11,10 @@ import { CANARIES, containsCanary } from "../support/hostile.js";
 const ARGS = ["--import", "tsx", fromRoot("sandbox/cli.ts")];
 
 /** Run the CLI until it says it listens (or exits); then SIGTERM it. Its output and exit code. */
-async function runUntilListening(args: string[]): Promise<{ out: string; code: number | null }> {
+async function runUntilListening(
+  args: string[],
+  beforeStop: () => void = () => undefined,
+): Promise<{ out: string; code: number | null }> {
   const child = spawn(process.execPath, [...ARGS, ...args], {
     cwd: fromRoot(),
     stdio: ["ignore", "pipe", "pipe"],
@@ -20,8 +26,11 @@ async function runUntilListening(args: string[]): Promise<{ out: string; code: n
   const deadline = Date.now() + 20_000;
   while (!/listening on/.test(out) && child.exitCode === null && Date.now() < deadline)
     await new Promise((r) => setTimeout(r, 50));
+  beforeStop();
   child.kill("SIGTERM");
-  return { out, code: await exited };
+  // The exit first: what it prints on the way out belongs to the output too.
+  const code = await exited;
+  return { out, code };
 }
 
 describe("npm run sandbox", () => {
@@ -30,6 +39,16 @@ describe("npm run sandbox", () => {
     expect(out).toMatch(/API key: sbx_key_[0-9a-f]{24}\n/);
     expect(out).toMatch(/Secret: +sbx_secret_[0-9a-f]{48}\n/);
     expect(code).toBe(0);
+  });
+
+  it("says so and exits 1 when the last save of --state fails on SIGTERM", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "sandbox-cli-"));
+    // The folder goes away while the sandbox runs: the save on the way out cannot be written.
+    const { out, code } = await runUntilListening(["--port", "0", "--state", join(dir, "state.json")], () =>
+      rmSync(dir, { recursive: true, force: true }),
+    );
+    expect(out).toContain("sandbox: could not save the state: ENOENT");
+    expect(code).toBe(1);
   });
 
   it("never echoes credentials it was given", async () => {
