@@ -66,6 +66,9 @@ const intId = (raw: string | undefined): number | undefined => {
   return Number.isSafeInteger(n) ? n : undefined;
 };
 
+/** The longest asset file name kept (a common file-system limit); a longer one keeps its end, extension included. */
+const MAX_FILE_NAME = 255;
+
 /** Answer one accepted request of the service's contract. */
 export function answerService(sandbox: Sandbox, req: ServiceRequest): Answer {
   const { op, value } = req;
@@ -292,7 +295,8 @@ export function answerService(sandbox: Sandbox, req: ServiceRequest): Answer {
       if (!record) return notFound(op, "EDD case");
       const parts = formParts({ kind: "bytes", bytes: req.body }, multipartBoundary(req.contentType)) ?? [];
       const part = parts.find((p) => p.name === "file" && p.fileName !== undefined);
-      const fileName = (part?.fileName ?? "upload").replace(/[\\/]/g, "_");
+      // The name is kept, its length is not the uploader's to choose: the record budget does not count it.
+      const fileName = (part?.fileName ?? "upload").replace(/[\\/]/g, "_").slice(-MAX_FILE_NAME);
       const assetId = sandbox.nextId("asset");
       record.assets.push({
         id: assetId,

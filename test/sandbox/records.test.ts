@@ -134,6 +134,25 @@ describe("records from the request's own data", () => {
     expect((await exp()).response.status).toBe(404);
   });
 
+  it("an EDD upload's file name is kept to its last 255 characters, so uploads cannot grow memory past the budget", async () => {
+    const { data } = await sbx.client.POST("/api/v4/outsource_cases", {
+      body: {
+        reference: "EDD-10",
+        email: "contact@example.org",
+        entity_type: "trust",
+        contact_phone: "+64 21 555",
+      },
+    });
+    const id = data?.id as number;
+    await sbx.client.upload("post", "/api/v4/outsource_cases/{id}/upload", {
+      params: { path: { id } },
+      file: new File([Buffer.from("deed")], `${"n".repeat(200_000)}.pdf`, { type: "application/pdf" }),
+    });
+    const got = await call("get", "/api/v4/outsource_cases/{id}", { params: { path: { id } } });
+    const [name] = got.data.assets.map((a: Json) => a.file_name as string);
+    expect(name).toBe(`${"n".repeat(251)}.pdf`);
+  });
+
   it("an EDD case: the next GET lists an upload; completed sends case_completed", async () => {
     const { data } = await sbx.client.POST("/api/v4/outsource_cases", {
       body: {
