@@ -35,7 +35,7 @@ export interface RunningMock {
   close(): Promise<void>;
 }
 
-/** Far above the largest upload the service takes (10 MB); a larger body is refused unread. */
+/** Far above the largest upload the service takes (10 MB); a larger body is refused unkept (drained, never held). */
 const MAX_BODY = 12 * 1024 * 1024;
 
 /** The contract beside this file's directory: generated/ from mock/, dist/generated/ from dist/mock/. */
