@@ -152,6 +152,12 @@ export async function answerControl(
       } catch (e) {
         return invalidMember("/url", (e as Error).message);
       }
+      // Checked now, not at each delivery: fetch refuses such a header, and every attempt would fail as "connection".
+      if (value.auth?.scheme === "bearer" && !/^[\x21-\x7e]+$/.test(value.auth.token))
+        return invalidMember(
+          "/auth/token",
+          "must be printable ASCII without spaces, as an HTTP header carries it",
+        );
       const kind = value.kind === "workflow" ? "workflow" : "events";
       if (kind === "workflow" && value.auth)
         return invalidMember("/auth", "workflow deliveries carry no credentials");

@@ -209,6 +209,16 @@ describe("control API misuse", () => {
         400,
         /credentials/,
       ],
+      [
+        "/_sandbox/receivers",
+        {
+          method: "POST",
+          body: JSON.stringify({ url: "http://x/", auth: { scheme: "bearer", token: "a\r\nX-Injected: 1" } }),
+          headers: { "content-type": "application/json" },
+        },
+        400,
+        /\/auth\/token: .*header/,
+      ],
       ["/_sandbox/clock", { method: "PUT" }, 405, /use GET/],
       ["/_sandbox/nothing", { method: "GET" }, 404, /No operation/],
       ["/_sandbox/deliveries?status=lost", { method: "GET" }, 400, /status/],
