@@ -75,6 +75,13 @@ function headerRecord(req: IncomingMessage): Record<string, string | undefined> 
   return out;
 }
 
+/** Whether the contract documents the status and example a Prefer header asks for. */
+function preferenceSatisfiable(op: MockOperation, prefer: string): boolean {
+  const wanted = parsePrefer(prefer);
+  const names = op.examples.get(wanted.code ?? 200);
+  return names !== undefined && (wanted.example === undefined || names.includes(wanted.example));
+}
+
 /** Why Prism could not answer, in the caller's terms: what the Prefer or Accept header asked for that the contract lacks. */
 function preferenceProblem(op: MockOperation, prefer: string | undefined): Rejection | undefined {
   if (prefer === undefined) return undefined;
@@ -158,17 +165,29 @@ export async function startMock(options: MockOptions = {}): Promise<RunningMock>
     for (const [name, value] of Object.entries(headers)) {
       if (value !== undefined && !bodyHeaders.has(name)) forPrism[name] = value;
     }
-    const out = await answer({
-      method: asMethod,
-      path,
-      query: queryRecord(target.query),
-      headers: forPrism,
-      body: json ? checked.value : undefined,
-    });
+    const ask = (prismHeaders: Record<string, string>) =>
+      answer({
+        method: asMethod,
+        path,
+        query: queryRecord(target.query),
+        headers: prismHeaders,
+        body: json ? checked.value : undefined,
+      });
+    const out = await ask(forPrism);
     if ("problem" in out) {
-      const problem = preferenceProblem(op, headers.prefer);
-      if (problem && out.status !== 406) return sendRejection(problem);
-      if (out.status === 406) {
+      let notAcceptable = out.status === 406;
+      const prefer = headers.prefer;
+      if (!notAcceptable && prefer !== undefined && preferenceSatisfiable(op, prefer)) {
+        // The Prefer names a documented answer, so it is not the fault: ask without it whether the Accept is.
+        const withoutPrefer: Record<string, string> = Object.create(null);
+        for (const [name, value] of Object.entries(forPrism))
+          if (name !== "prefer") withoutPrefer[name] = value;
+        const again = await ask(withoutPrefer);
+        notAcceptable = "problem" in again && again.status === 406;
+      }
+      const problem = preferenceProblem(op, prefer);
+      if (problem && !notAcceptable) return sendRejection(problem);
+      if (notAcceptable) {
         const message = `The Accept header accepts none of this operation's media types: ${op.mediaTypes.join(", ")}.`;
         return sendRejection(rejection(op.shape, 406, "NOT_ACCEPTABLE", message, {}));
       }

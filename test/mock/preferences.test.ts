@@ -37,6 +37,14 @@ describe("Accept", () => {
     );
   });
 
+  it("answers 406, not a Prefer error, when only the Accept is at fault and the Prefer is valid", async () => {
+    for (const prefer of ["code=200", "code=200, example=with_assets", "code=404"]) {
+      const res = await get("/api/v4/outsource_cases/1042", { accept: "application/xml", prefer });
+      expect(res.status, prefer).toBe(406);
+      expect(res.body.error_code, prefer).toBe("NOT_ACCEPTABLE");
+    }
+  });
+
   it("still answers wildcards and q-lists that include a documented type", async () => {
     expect((await get("/api/v4/outsource_cases/1042", { accept: "*/*" })).status).toBe(200);
     expect(
