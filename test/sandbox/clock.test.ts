@@ -48,4 +48,16 @@ describe("VirtualClock", () => {
     expect(() => clock.advance(-1)).toThrow(/forward/);
     clock.stop();
   });
+
+  it("reports a run that passes its limit from the real timeout in one line, instead of throwing uncaught", async () => {
+    const lines: string[] = [];
+    const clock = new VirtualClock(Date.now, { maxFiredPerRun: 10, log: (line) => lines.push(line) });
+    // A handler that schedules another due timer each time never lets the run end by itself.
+    clock.onTimer((t) => void clock.at(clock.now() - 1, t.kind, "canary-ref-0042"));
+    clock.at(clock.now() - 1, "loop", "canary-ref-0042");
+    while (lines.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    clock.stop();
+    expect(lines[0]).toBe("a timer run failed and was stopped; later timers still run");
+    expect(lines.join("\n")).not.toContain("canary");
+  });
 });
