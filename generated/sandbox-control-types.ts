@@ -384,7 +384,7 @@ export interface components {
     schemas: {
         ControlError: {
             /** @enum {string} */
-            error_code: "BAD_REQUEST" | "NOT_FOUND" | "INVALID_TRANSITION" | "METHOD_NOT_ALLOWED" | "TOO_LARGE" | "SANDBOX_ERROR";
+            error_code: "BAD_REQUEST" | "NOT_FOUND" | "INVALID_TRANSITION" | "LIMIT_REACHED" | "METHOD_NOT_ALLOWED" | "TOO_LARGE" | "SANDBOX_ERROR";
             message: string;
         };
         Clock: {
@@ -665,6 +665,18 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            /**
+             * @description At most 100 receivers can be registered (error_code `LIMIT_REACHED`); remove one before
+             *     adding another. Each event fans out to every receiver, so their number bounds one event's work.
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ControlError"];
+                };
+            };
         };
     };
     deleteReceiver: {

@@ -5,7 +5,7 @@ import { loadMockOperations, type MockOperation } from "../mock/contract-model.j
 import { AjvCompiler } from "../src/schema-validator.js";
 import type { BiometricRecord } from "./biometric.js";
 import { TransitionError } from "./biometric.js";
-import type { Delivery, Receiver, ReceiverAuth } from "./deliveries.js";
+import { type Delivery, MAX_RECEIVERS, type Receiver, type ReceiverAuth } from "./deliveries.js";
 import { parseDuration } from "./duration.js";
 import type { Answer } from "./service.js";
 import type { Sandbox, WorkflowCase } from "./sandbox.js";
@@ -161,6 +161,12 @@ export async function answerControl(
       const kind = value.kind === "workflow" ? "workflow" : "events";
       if (kind === "workflow" && value.auth)
         return invalidMember("/auth", "workflow deliveries carry no credentials");
+      if (sandbox.queue.receivers.size >= MAX_RECEIVERS)
+        return controlError(
+          409,
+          "LIMIT_REACHED",
+          `At most ${MAX_RECEIVERS} receivers can be registered; remove one before adding another.`,
+        );
       return ok(
         receiverView(sandbox.queue.addReceiver(url, kind, value.auth as ReceiverAuth | undefined)),
         201,

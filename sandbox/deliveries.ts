@@ -81,6 +81,9 @@ export function webhookId(): string {
   return out;
 }
 
+/** Receivers the sandbox keeps at most: each event fans out to all of them, so their number bounds one event's work. */
+export const MAX_RECEIVERS = 100;
+
 export class DeliveryQueue {
   readonly receivers = new Map<string, Receiver>();
   readonly deliveries = new Map<string, Delivery>();
@@ -98,6 +101,8 @@ export class DeliveryQueue {
 
   /** Register a receiver. */
   addReceiver(url: string, kind: ReceiverKind, auth?: ReceiverAuth): Receiver {
+    if (this.receivers.size >= MAX_RECEIVERS)
+      throw new RangeError(`at most ${MAX_RECEIVERS} receivers can be registered`);
     const receiver: Receiver = { id: id("rcv"), url, kind, created_at: this.iso() };
     if (auth && kind === "events") receiver.auth = auth;
     this.receivers.set(receiver.id, receiver);

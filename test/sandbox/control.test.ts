@@ -80,4 +80,30 @@ describe("the control API", () => {
     clock.response.content.text = JSON.stringify({ now: "2026-11-23T10:00:00.000Z" });
     expect(checker.checkExchange(exchangeFromHar(clock, 0)).ok).toBe(false);
   });
+
+  it("refuses a receiver past the cap with 409 LIMIT_REACHED, as its contract says", async () => {
+    const own = await startTestSandbox();
+    try {
+      const recorder = recordingFetch();
+      const control = createSandboxControl(own.running.url, { fetch: recorder.fetch });
+      for (let i = 0; i < 100; i++) await control.addReceiver({ url: `${receiver.url}/r${i}` });
+      const error = await control.addReceiver({ url: `${receiver.url}/one-more` }).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(error).toBeInstanceOf(SandboxControlError);
+      expect((error as SandboxControlError).status).toBe(409);
+      const last = recorder.entries.at(-1) as (typeof recorder.entries)[0];
+      expect(JSON.parse(last.response.content.text ?? "")).toEqual({
+        error_code: "LIMIT_REACHED",
+        message: "At most 100 receivers can be registered; remove one before adding another.",
+      });
+      expect((await control.receivers()).length).toBe(100);
+      const spec = JSON.parse(readFileSync(fromRoot("generated/sandbox-control.json"), "utf8"));
+      const checker = createConformanceChecker({ spec });
+      expect(checker.checkExchange(exchangeFromHar(last, 0))).toMatchObject({ ok: true });
+    } finally {
+      await own.running.close();
+    }
+  });
 });
