@@ -69,6 +69,9 @@ const intId = (raw: string | undefined): number | undefined => {
 /** The longest asset file name kept (a common file-system limit); a longer one keeps its end, extension included. */
 const MAX_FILE_NAME = 255;
 
+/** Assets a case lists at most; past it the oldest is forgotten (the contract's upload has no error for "too many"). */
+const MAX_ASSETS_PER_CASE = 100;
+
 /** Answer one accepted request of the service's contract. */
 export function answerService(sandbox: Sandbox, req: ServiceRequest): Answer {
   const { op, value } = req;
@@ -306,6 +309,8 @@ export function answerService(sandbox: Sandbox, req: ServiceRequest): Answer {
         uploaded_by: "Sandbox User",
         updated_at: isoSeconds(now),
       });
+      if (record.assets.length > MAX_ASSETS_PER_CASE)
+        record.assets.splice(0, record.assets.length - MAX_ASSETS_PER_CASE);
       record.updated_at = isoSeconds(now);
       sandbox.changed();
       return { status: 200, json: withMetadata(record) };

@@ -153,6 +153,30 @@ describe("records from the request's own data", () => {
     expect(name).toBe(`${"n".repeat(251)}.pdf`);
   });
 
+  it("an EDD case lists at most its last 100 uploads, so uploads cannot grow memory without bound", async () => {
+    const { data } = await sbx.client.POST("/api/v4/outsource_cases", {
+      body: {
+        reference: "EDD-11",
+        email: "contact@example.org",
+        entity_type: "trust",
+        contact_phone: "+64 21 555",
+      },
+    });
+    const id = data?.id as number;
+    for (let i = 0; i < 105; i++) {
+      const up = await sbx.client.upload("post", "/api/v4/outsource_cases/{id}/upload", {
+        params: { path: { id } },
+        file: new File([Buffer.from("deed")], `deed-${i}.pdf`, { type: "application/pdf" }),
+      });
+      expect(up).toBeDefined();
+    }
+    const got = await call("get", "/api/v4/outsource_cases/{id}", { params: { path: { id } } });
+    const names = got.data.assets.map((a: Json) => a.file_name as string);
+    expect(names.length).toBe(100);
+    expect(names[0]).toBe("deed-5.pdf");
+    expect(names.at(-1)).toBe("deed-104.pdf");
+  });
+
   it("an EDD case: the next GET lists an upload; completed sends case_completed", async () => {
     const { data } = await sbx.client.POST("/api/v4/outsource_cases", {
       body: {
