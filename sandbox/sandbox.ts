@@ -1,6 +1,7 @@
 // The stateful sandbox: records made from requests, the biometric lifecycle, EDD and workflow cases,
 // the virtual clock and the webhook deliveries, behind one object the HTTP layer calls.
 import { randomInt } from "node:crypto";
+import type { components } from "../generated/sandbox-control-types.js";
 import { parseWebhook } from "../src/webhooks/index.js";
 import { BiometricLifecycle, type BiometricRecord, TIMERS } from "./biometric.js";
 import { type Timer, VirtualClock } from "./clock.js";
@@ -27,20 +28,8 @@ export interface SandboxOptions {
   contractViolation?: (what: string) => void;
 }
 
-/** A workflow case, created and completed through the control API. */
-export interface WorkflowCase {
-  case_id: number;
-  external_id: string | null;
-  guided_flow_id: number;
-  status: "open" | "completed";
-  case_url: string;
-  service: {
-    id: number;
-    name: string;
-    external_id: string | null;
-    approval_status: "approved" | "denied" | null;
-  };
-}
+/** A workflow case, created and completed through the control API: its shape is the control contract's. */
+export type WorkflowCase = components["schemas"]["WorkflowCase"];
 
 /** Records kept at most, all products together; the oldest go first. */
 export const MAX_RECORDS = 100_000;
