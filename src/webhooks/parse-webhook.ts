@@ -1,6 +1,8 @@
 import type { ErrorObject } from "ajv";
 import { webhookChannels } from "../../generated/webhook-events.js";
 import { pointerToken, safePointer } from "../redact.js";
+// Only the iterative depth count: body.js brings nothing of node:http at run time.
+import { jsonDepth } from "../server/body.js";
 import { validatorAt } from "./contract.js";
 import { type HeadersLike, readHeader } from "./headers.js";
 import type {
@@ -62,19 +64,6 @@ function decode(body: RawBody): unknown {
  * later step (ajv, the deduper's hash, the receiver's own code) far from any stack limit.
  */
 export const MAX_WEBHOOK_DEPTH = 64;
-
-/** True when a parsed JSON value nests deeper than `max`; iterative, so any depth is safe to ask about. */
-function nestsDeeperThan(root: unknown, max: number): boolean {
-  const stack: [unknown, number][] = [[root, 0]];
-  while (stack.length > 0) {
-    const [value, depth] = stack.pop()!;
-    if (value === null || typeof value !== "object") continue;
-    if (depth + 1 > max) return true;
-    for (const child of Array.isArray(value) ? value : Object.values(value))
-      if (child !== null && typeof child === "object") stack.push([child, depth + 1]);
-  }
-  return false;
-}
 
 /**
  * Which channel a delivery belongs to and the event it names: a channel whose event is named by
@@ -140,7 +129,7 @@ export function parseWebhook(body: RawBody, headers: HeadersLike | null = {}): P
     // The parser's own message quotes the body, which may hold personal data.
     return fail({ kind: "not_json", message: "The body is not JSON (or not UTF-8)." });
   }
-  if (nestsDeeperThan(payload, MAX_WEBHOOK_DEPTH))
+  if (jsonDepth(payload, MAX_WEBHOOK_DEPTH) > MAX_WEBHOOK_DEPTH)
     return fail({
       kind: "too_deep",
       message: `The body nests arrays or objects more than ${MAX_WEBHOOK_DEPTH} levels deep; no delivery of the contract comes close.`,
