@@ -5,6 +5,7 @@ import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer } from "node:http";
+import type { Server, Socket } from "node:net";
 import { connect, createServer as createNetServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -82,6 +83,28 @@ async function proxyTo(upstream: string, extra: string[] = []) {
       return { status: await finished, stdout: stdout.text(), stderr: stderr.text() };
     },
   };
+}
+
+/** Listen on a free loopback port and give the port. */
+async function listenLoopback(server: Server): Promise<number> {
+  server.listen(0, "127.0.0.1");
+  await once(server, "listening");
+  return (server.address() as { port: number }).port;
+}
+
+/** A raw-socket service that `onSocket` drives, and a proxy in front of it whose checks do nothing. */
+async function proxyToRawService(onSocket: (socket: Socket) => void) {
+  const upstream = createNetServer((socket) => {
+    socket.on("error", () => undefined);
+    onSocket(socket);
+  });
+  const port = await listenLoopback(upstream);
+  const proxy = await startProxy({
+    upstream: new URL(`http://127.0.0.1:${port}`),
+    checker: { checkExchange: () => undefined } as unknown as ConformanceChecker,
+    port: 0,
+  });
+  return { proxy, upstream };
 }
 
 beforeAll(async () => {
@@ -181,10 +204,7 @@ describe("idv-conformance proxy", () => {
         res.end(String(size));
       });
     });
-    upstream.listen(0, "127.0.0.1");
-    await once(upstream, "listening");
-    const address = upstream.address() as { port: number };
-    const proxy = await proxyTo(`http://127.0.0.1:${address.port}`);
+    const proxy = await proxyTo(`http://127.0.0.1:${await listenLoopback(upstream)}`);
     const big = Buffer.alloc(20 * 1024 * 1024, 0x62);
     const res = await fetch(`${proxy.url}/upload`, { method: "POST", body: big });
     const answer = Buffer.from(await res.arrayBuffer());
@@ -199,9 +219,7 @@ describe("idv-conformance proxy", () => {
 
   it("answers 502 in the service's shape when the service cannot be reached", async () => {
     const closed = createServer();
-    closed.listen(0, "127.0.0.1");
-    await once(closed, "listening");
-    const port = (closed.address() as { port: number }).port;
+    const port = await listenLoopback(closed);
     closed.close();
     const proxy = await proxyTo(`http://127.0.0.1:${port}`);
     const res = await fetch(`${proxy.url}/api/v4/outsource_cases/1`, { headers: V4 });
@@ -214,18 +232,9 @@ describe("idv-conformance proxy", () => {
   });
 
   it("answers 502 when the service's status line is one Node will not send on (099), and keeps forwarding", async () => {
-    const upstream = createNetServer((socket) => {
-      socket.on("error", () => undefined);
-      socket.once("data", () => socket.end("HTTP/1.1 099 Odd\r\ncontent-length: 2\r\n\r\nok"));
-    });
-    upstream.listen(0, "127.0.0.1");
-    await once(upstream, "listening");
-    const port = (upstream.address() as { port: number }).port;
-    const proxy = await startProxy({
-      upstream: new URL(`http://127.0.0.1:${port}`),
-      checker: { checkExchange: () => undefined } as unknown as ConformanceChecker,
-      port: 0,
-    });
+    const { proxy, upstream } = await proxyToRawService((socket) =>
+      socket.once("data", () => socket.end("HTTP/1.1 099 Odd\r\ncontent-length: 2\r\n\r\nok")),
+    );
     for (let i = 0; i < 2; i++) {
       const res = await fetch(`${proxy.url}/api/v4/outsource_cases/1`, { headers: V4 });
       expect(res.status).toBe(502);
@@ -244,18 +253,9 @@ describe("idv-conformance proxy", () => {
     const closed = new Promise<void>((resolve) => (hungUp = resolve));
     let received: () => void = () => undefined;
     const arrived = new Promise<void>((resolve) => (received = resolve));
-    const upstream = createNetServer((socket) => {
-      socket.on("error", () => undefined);
+    const { proxy, upstream } = await proxyToRawService((socket) => {
       socket.once("data", () => received());
       socket.once("close", () => hungUp());
-    });
-    upstream.listen(0, "127.0.0.1");
-    await once(upstream, "listening");
-    const port = (upstream.address() as { port: number }).port;
-    const proxy = await startProxy({
-      upstream: new URL(`http://127.0.0.1:${port}`),
-      checker: { checkExchange: () => undefined } as unknown as ConformanceChecker,
-      port: 0,
     });
     const client = connect(new URL(proxy.url).port as unknown as number, "127.0.0.1");
     client.on("error", () => undefined);
