@@ -25,9 +25,6 @@ export interface OperationSamples {
  */
 export const SAMPLE_LANGS = { curl: "curl", typescript: "Node.js" } as const;
 
-/** The environment the samples read their service and credentials from. */
-export const SAMPLE_ENV = ["IDV_BASE_URL", "IDV_API_KEY", "IDV_API_SECRET"] as const;
-
 const HTTP_METHODS = ["get", "put", "post", "delete", "options", "head", "patch", "trace"] as const;
 
 const MEDIA_BY_EXTENSION = new Map([
