@@ -6,7 +6,7 @@ import { existsSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { buildSite, DEFAULT_BUILD } from "./docs/build-site.js";
 import { listen, ROUTES_FILE } from "../src/server/static-files.js";
-import { closeOnSignals, parsePort, reportStartError } from "./lib/port.js";
+import { closeOnSignals, parsePort, reportStartError } from "../src/server/index.js";
 
 async function main(): Promise<void> {
   const { values } = parseArgs({ options: { port: { type: "string" } }, strict: true });
