@@ -113,11 +113,7 @@ function parserStatus(code: string | undefined): number {
  * Answer a malformed request (bad request line, header, chunking…) in the service's shape and close
  * the connection; a reset or half-answered socket is just destroyed.
  */
-export function answerClientError(
-  error: NodeJS.ErrnoException,
-  socket: Duplex,
-  options: SafeServerOptions,
-): void {
+function answerClientError(error: NodeJS.ErrnoException, socket: Duplex, options: SafeServerOptions): void {
   // Node keeps the response in flight on the socket; raw bytes after its headers would corrupt it.
   const inFlight = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
   if (error.code === "ECONNRESET" || !socket.writable || inFlight?.headersSent) {

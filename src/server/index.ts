@@ -14,7 +14,7 @@
 //   close every server `listen` started, then exit), reportStartError.
 export { decodeJsonBody, jsonDepth, MAX_JSON_DEPTH, readBody } from "./body.js";
 export type { BodyRead, JsonProblem, JsonRead } from "./body.js";
-export { answerClientError, createSafeServer, HttpError, safeHandler } from "./handler.js";
+export { createSafeServer, HttpError, safeHandler } from "./handler.js";
 export type { ErrorBody, SafeHandler, SafeServerOptions } from "./handler.js";
 export { closeAll, closeOnSignals, listen, parsePort, reportStartError } from "./lifecycle.js";
 export type { Listening } from "./lifecycle.js";
