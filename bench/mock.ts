@@ -1,23 +1,14 @@
 // npm run bench:mock: start-up time and loopback latency of the contract mock beside plain Prism,
 // in one run, on the same contract and requests. Writes its section of docs/benchmarks.md.
 import { type ChildProcess, spawn } from "node:child_process";
-import { once } from "node:events";
-import { createServer } from "node:net";
 import autocannon from "autocannon";
 import { median, writeBenchSection } from "../scripts/lib/benchmarks-md.js";
 import { fromRoot, ROOT } from "../scripts/lib/paths.js";
+import { freePort, stop } from "./processes.js";
 import { QUIET_ENV } from "../scripts/lib/run-tool.js";
 
 const STARTS = 3;
 const SECONDS = 5;
-
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const s = createServer().listen(0, "127.0.0.1", () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
 
 interface Server {
   name: string;
@@ -62,11 +53,6 @@ async function start(server: Server): Promise<{ child: ChildProcess; port: numbe
   const first = await fetch(`http://127.0.0.1:${port}/api/v4/pdf/pep_checks/1042`, { headers: V4 });
   await first.arrayBuffer();
   return { child, port, ms: performance.now() - t0 };
-}
-
-async function stop(child: ChildProcess) {
-  child.kill("SIGTERM");
-  if (child.exitCode === null) await once(child, "exit");
 }
 
 const V4 = {

@@ -3,14 +3,13 @@
 // process; requests and answers are the contract's own examples. Medians of rotated rounds, with
 // spread. Writes its section of docs/benchmarks.md.
 import { type ChildProcess, spawn } from "node:child_process";
-import { once } from "node:events";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import autocannon from "autocannon";
 import { median, writeBenchSection } from "../scripts/lib/benchmarks-md.js";
 import { fromRoot, ROOT } from "../scripts/lib/paths.js";
+import { freePort, stop } from "./processes.js";
 import { QUIET_ENV } from "../scripts/lib/run-tool.js";
 import { jsonRequestExamples, loadOpenApi, operations } from "../test/support/contract.js";
 
@@ -78,14 +77,6 @@ writeFileSync(
   }),
 );
 
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const s = createServer().listen(0, "127.0.0.1", () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
-
 async function spawnServer(args: string[], ready: RegExp): Promise<ChildProcess> {
   const child = spawn(process.execPath, args, {
     cwd: ROOT,
@@ -103,11 +94,6 @@ async function spawnServer(args: string[], ready: RegExp): Promise<ChildProcess>
     child.once("exit", (code) => reject(new Error(`exited with ${code}: ${seen.slice(-500)}`)));
   });
   return child;
-}
-
-async function stop(child: ChildProcess) {
-  child.kill("SIGTERM");
-  if (child.exitCode === null) await once(child, "exit");
 }
 
 const upstreamPort = await freePort();

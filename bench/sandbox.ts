@@ -4,12 +4,11 @@
 // to a dead receiver cost the API. Writes its section of docs/benchmarks.md.
 import { type ChildProcess, spawn } from "node:child_process";
 import { createHmac } from "node:crypto";
-import { once } from "node:events";
 import { copyFileSync, readdirSync, readFileSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import autocannon from "autocannon";
 import { median, writeBenchSection } from "../scripts/lib/benchmarks-md.js";
 import { fromRoot, ROOT } from "../scripts/lib/paths.js";
+import { freePort, stop } from "./processes.js";
 import { QUIET_ENV, runTool } from "../scripts/lib/run-tool.js";
 
 const STARTS = 7;
@@ -28,14 +27,6 @@ const tsc = runTool("tsc", ["-p", "tsconfig.build.json", "--outDir", OUT]);
 if (tsc.status !== 0) throw new Error(`tsc failed:\n${tsc.stdout}${tsc.stderr}`);
 for (const file of readdirSync(fromRoot("generated")).filter((f) => f.endsWith(".js")))
   copyFileSync(fromRoot("generated", file), fromRoot(OUT, "generated", file));
-
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const s = createServer().listen(0, "127.0.0.1", () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
 
 // The request body is the contract's own example of the operation, not one written for the sandbox.
 const contract = JSON.parse(readFileSync(fromRoot("generated/openapi.json"), "utf8"));
@@ -95,12 +86,6 @@ async function start(
       await new Promise((r) => setTimeout(r, 5));
     }
   }
-}
-
-async function stop(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null) return;
-  child.kill("SIGTERM");
-  await once(child, "exit");
 }
 
 const load = (port: number) =>
