@@ -19,7 +19,6 @@ const HAR_MB = (process.env.CONFORMANCE_BENCH_HAR_MB ?? "70,1024").split(",").ma
 const spec = JSON.parse(readFileSync(fromRoot("generated/openapi.json"), "utf8"));
 
 const log = (message: string) => process.stderr.write(`bench:conformance ${message}\n`);
-const round = (n: number) => Math.round(n).toLocaleString("en-US");
 
 /** Compile the conformance sources with the project's tsc settings, as `dist/` will hold them. */
 function compile(dir: string): string {
@@ -201,7 +200,8 @@ async function writeHar(file: string, lines: string[], bytes: number): Promise<n
 
 const spread = (values: number[], digits = 0): string =>
   `${Math.min(...values).toFixed(digits)}–${Math.max(...values).toFixed(digits)}`;
-const fmt = (n: number): string => round(n);
+/** A count or rate rounded, with thousands separators. */
+const fmt = (n: number): string => Math.round(n).toLocaleString("en-US");
 
 /** Median and spread of a side's rounds: exchanges per CPU second, cold and warm. */
 function rates(reports: ChildReport[]) {
@@ -392,10 +392,9 @@ async function main(): Promise<void> {
 
     const ratio = (side: "create" | "open", key: "warm" | "cold") =>
       measured[side][key] / measured.prism[key];
-    const med = (list: number[]) => median(list);
-    const cliFirst = med(first.cli as number[]);
-    const npmFirst = med(first.npmRun as number[]);
-    const bare = med(first.bare as number[]);
+    const cliFirst = median(first.cli as number[]);
+    const npmFirst = median(first.npmRun as number[]);
+    const bare = median(first.bare as number[]);
     const mutatedCount = [...stats.mutated.values()].reduce((a, b) => a + b, 0);
     const dropped = [...stats.dropped.entries()].map(([k, v]) => `${k} ${v}`).join(", ");
     const disagreementRows = (Object.keys(agree) as Side[]).flatMap((side) =>
@@ -483,7 +482,7 @@ ${disagreementRows.join("\n")}
 **First verdict** (one exchange, \`--format json\`, spawn to first line, ${firstRuns} runs alternated with a bare
 \`node -e "console.log(1)"\`; medians, range): \`node dist/conformance/cli.js\` ${cliFirst.toFixed(0)} ms
 (${spread(first.cli as number[])}); \`npm run -s conformance\` (compiled CLI, dist up to date) ${npmFirst.toFixed(0)} ms (${spread(first.npmRun as number[])}); bare node
-${bare.toFixed(0)} ms (${spread(first.bare as number[])}); \`npx --no-install idv-conformance\` ${med(npx.npx as number[]).toFixed(0)} ms — npm's own start,
+${bare.toFixed(0)} ms (${spread(first.bare as number[])}); \`npx --no-install idv-conformance\` ${median(npx.npx as number[]).toFixed(0)} ms — npm's own start,
 the CLI inside it is the compiled one; Prism (router and validators loaded, first verdict) ${prismFirst.toFixed(0)} ms.
 
 **Memory.** NDJSON: ${fmt(BIG_LINES)} lines in ${big.seconds.toFixed(0)} s (${fmt(BIG_LINES / big.seconds)}
