@@ -9,10 +9,8 @@ import type { Server, Socket } from "node:net";
 import { connect, createServer as createNetServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Writable } from "node:stream";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { main } from "../../conformance/cli.js";
 import type { ConformanceChecker } from "../../conformance/open-checker.js";
 import { startProxy } from "../../conformance/proxy.js";
 import { runProxy } from "../../conformance/proxy-cli.js";
@@ -31,6 +29,7 @@ import {
   sendRaw,
 } from "../support/hostile.js";
 import { V2, V4 } from "../support/mock.js";
+import { Capture, runMain } from "./support/in-process.js";
 
 const doc = loadOpenApi();
 const pepExample = jsonRequestExamples(
@@ -40,22 +39,10 @@ const pepExample = jsonRequestExamples(
 const dir = mkdtempSync(join(tmpdir(), "idv-proxy-"));
 let mock: RunningMock;
 
-/** A stream that keeps what is written to it. */
-function sink(): Writable & { text: () => string } {
-  const chunks: string[] = [];
-  const stream = new Writable({
-    write(chunk, _encoding, done) {
-      chunks.push(String(chunk));
-      done();
-    },
-  });
-  return Object.assign(stream, { text: () => chunks.join("") });
-}
-
 /** Run the proxy in front of `upstream`; `stop()` ends it and gives its exit status and output. */
 async function proxyTo(upstream: string, extra: string[] = []) {
-  const stdout = sink();
-  const stderr = sink();
+  const stdout = new Capture();
+  const stderr = new Capture();
   let stop = (): void => undefined;
   const stopped = new Promise<void>((resolve) => (stop = resolve));
   let url = "";
@@ -73,14 +60,14 @@ async function proxyTo(upstream: string, extra: string[] = []) {
   // A run that fails before listening fails the test with its own error.
   await Promise.race([
     listening,
-    finished.then((code) => Promise.reject(new Error(`proxy exited ${code}: ${stderr.text()}`))),
+    finished.then((code) => Promise.reject(new Error(`proxy exited ${code}: ${stderr.text}`))),
   ]);
   return {
     url,
     port: Number(new URL(url).port),
     stop: async () => {
       stop();
-      return { status: await finished, stdout: stdout.text(), stderr: stderr.text() };
+      return { status: await finished, stdout: stdout.text, stderr: stderr.text };
     },
   };
 }
@@ -184,11 +171,9 @@ describe("idv-conformance proxy", () => {
     });
     expect(JSON.parse(log.entries[0].request.postData.text).individual.first_name).toBe("[redacted]");
     // The recording is a HAR the suite reads; its verdicts need not match the live ones (values are gone).
-    const out = sink();
-    const err = sink();
-    const code = await main(["check", har, "--format", "json"], { stdout: out, stderr: err });
+    const { status: code, stdout } = await runMain(["check", har, "--format", "json"]);
     expect([0, 1]).toContain(code);
-    expect(JSON.parse(out.text()).summary.entries).toBe(2);
+    expect(JSON.parse(stdout).summary.entries).toBe(2);
     expect(status).toBeLessThanOrEqual(1);
   });
 
@@ -338,9 +323,9 @@ describe("idv-conformance proxy", () => {
       ["proxy", "--upstream", "http://a:b@x"],
       ["proxy", "--upstream", "http://x", "--port", "99999"],
     ]) {
-      const err = sink();
-      expect(await main(args, { stdout: sink(), stderr: err }), args.join(" ")).toBe(2);
-      expect(err.text()).toMatch(/^idv-conformance: /);
+      const { status, stderr } = await runMain(args);
+      expect(status, args.join(" ")).toBe(2);
+      expect(stderr).toMatch(/^idv-conformance: /);
     }
   });
 

@@ -6,7 +6,7 @@ import type { Exchange, RecordedBody } from "../../../conformance/exchange.js";
 import type { CliResult } from "./cli.js";
 
 /** A stream that keeps what is written to it. */
-class Capture extends Writable {
+export class Capture extends Writable {
   text = "";
   isTTY = false;
   override _write(chunk: Buffer | string, _encoding: BufferEncoding, done: (error?: Error | null) => void) {
