@@ -5,12 +5,13 @@
 import type { Writable } from "node:stream";
 import { parseArgs } from "node:util";
 import { parsePort } from "../src/server/index.js";
-import type { EntryResult, Finding, Summary } from "./findings.js";
+import type { EntryResult, Summary } from "./findings.js";
 import { InputError } from "./input-error.js";
 import { bundledContract, readContract } from "./load-contract.js";
 import { openConformanceChecker } from "./open-checker.js";
 import { startProxy } from "./proxy.js";
 import { HarRecorder } from "./proxy-har.js";
+import { findingLine } from "./reporters.js";
 
 export const PROXY_USAGE = `  idv-conformance proxy --upstream URL [--port N] [--host H] [--record FILE.har]
                                    forward requests to URL, check each exchange as it completes`;
@@ -25,12 +26,10 @@ export interface ProxyIo {
   onListening?: (url: string) => void;
 }
 
-const findingLine = (f: Finding): string => `  ${f.in} ${f.pointer || "/"} [${f.check}]: ${f.message}`;
-
 /** The verdict of one exchange as printed live: a line per violation, under the operation. */
 export function resultLines(result: EntryResult): string {
   const head = `✗ ${result.method} ${result.path}${result.operationId ? ` (${result.operationId})` : ""}`;
-  return `${head}\n${result.violations.map(findingLine).join("\n")}\n`;
+  return `${head}\n${result.violations.map((f) => `  ${findingLine(f)}`).join("\n")}\n`;
 }
 
 function parse(argv: string[]) {

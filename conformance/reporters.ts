@@ -50,7 +50,8 @@ const xml = (s: string): string =>
     (c) => ({ "<": "&lt;", ">": "&gt;", "&": "&amp;", '"': "&quot;", "'": "&apos;" })[c] ?? c,
   );
 
-const findingLine = (f: Finding): string => `${f.in} ${f.pointer || "/"} [${f.check}]: ${f.message}`;
+/** One finding as a line: where, which check, and the message (never a recorded value). */
+export const findingLine = (f: Finding): string => `${f.in} ${f.pointer || "/"} [${f.check}]: ${f.message}`;
 
 const entryName = (r: EntryResult): string =>
   `${r.file ? `${r.file} ` : ""}${r.line === undefined ? `entry ${r.index}` : `line ${r.line}`} ${r.method} ${r.path}`;
