@@ -5,6 +5,7 @@
  * The tests type-check every TypeScript sample and run every curl sample against the mock.
  */
 import { type Json, resolveRef } from "../lib/json-ref.js";
+import { HTTP_METHODS } from "../lib/http-methods.js";
 
 /** One operation's samples and the facts they were made from. */
 export interface OperationSamples {
@@ -24,8 +25,6 @@ export interface OperationSamples {
  * custom `label`, so the typed client's sample is listed as `Node.js`, where the client runs.
  */
 export const SAMPLE_LANGS = { curl: "curl", typescript: "Node.js" } as const;
-
-const HTTP_METHODS = ["get", "put", "post", "delete", "options", "head", "patch", "trace"] as const;
 
 const MEDIA_BY_EXTENSION = new Map([
   [".pdf", "application/pdf"],

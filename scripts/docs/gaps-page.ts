@@ -1,6 +1,7 @@
 import { type GapMark, pointerTokens } from "./gaps.js";
 import { escapeHtml, slug } from "./html.js";
 import { type Json, resolveRef } from "../lib/json-ref.js";
+import { isHttpMethod } from "../lib/http-methods.js";
 import { operationLink } from "./reference-links.js";
 import { listMessages } from "./webhooks-page.js";
 
@@ -30,8 +31,6 @@ export interface GapGroup {
   marks: GapMark[];
 }
 
-const METHODS = new Set(["get", "put", "post", "delete", "options", "head", "patch", "trace"]);
-
 /** Every `$ref` reachable from a node, following refs through the document; iterative. */
 export function reachableRefs(document: Json, node: Json): Set<string> {
   const seen = new Set<string>();
@@ -57,7 +56,7 @@ function groupOpenapi(document: Json, marks: GapMark[]): GapGroup[] {
   const operations: { label: string; href: string; refs: Set<string> }[] = [];
   for (const section of ["paths", "webhooks"] as const) {
     for (const [path, item] of Object.entries<Json>(document[section] ?? {})) {
-      for (const method of Object.keys(item ?? {}).filter((m) => METHODS.has(m))) {
+      for (const method of Object.keys(item ?? {}).filter(isHttpMethod)) {
         const label = section === "paths" ? `${method.toUpperCase()} ${path}` : `webhook ${path}`;
         operations.push({
           label,
@@ -69,7 +68,7 @@ function groupOpenapi(document: Json, marks: GapMark[]): GapGroup[] {
   }
   return groupMarks(marks, (tokens) => {
     const [head, second, third] = tokens;
-    if ((head === "paths" || head === "webhooks") && second !== undefined && third && METHODS.has(third)) {
+    if ((head === "paths" || head === "webhooks") && second !== undefined && third && isHttpMethod(third)) {
       const label = head === "paths" ? `${third.toUpperCase()} ${second}` : `webhook ${second}`;
       const summary = document[head]?.[second]?.[third]?.summary;
       return {

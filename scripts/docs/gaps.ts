@@ -1,4 +1,5 @@
 import { escapeToken, unescapeToken } from "../../src/json-pointer.js";
+import { isHttpMethod } from "../lib/http-methods.js";
 
 // Contracts are walked structurally.
 type Json = any;
@@ -12,8 +13,6 @@ export interface GapMark {
   /** The same place in words: "POST /api/v2/send_text › responses › 200". */
   where: string;
 }
-
-const METHODS = new Set(["get", "put", "post", "delete", "options", "head", "patch", "trace"]);
 
 /**
  * Every `x-gap` of a contract, in document order. A mark is one `{quote, choice}` object or a list
@@ -70,7 +69,7 @@ export function describePointer(document: Json, tokens: string[]): string {
   }
   if ((head === "paths" || head === "webhooks") && second !== undefined) {
     const label = head === "paths" ? second : `webhook ${second}`;
-    if (third !== undefined && METHODS.has(third)) return join(`${third.toUpperCase()} ${label}`, rest);
+    if (third !== undefined && isHttpMethod(third)) return join(`${third.toUpperCase()} ${label}`, rest);
     return join(label, tokens.slice(2));
   }
   if (head === "channels" && second !== undefined) return join(`channel ${second}`, tokens.slice(2));

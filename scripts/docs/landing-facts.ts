@@ -1,9 +1,8 @@
 import { renderGapMarks } from "./gap-marks.js";
 import { escapeHtml, inlineMarkdown } from "./html.js";
 import { type Json, refName, resolveRef } from "../lib/json-ref.js";
+import { HTTP_METHODS } from "../lib/http-methods.js";
 import { renderSchemaTable } from "./schema-table.js";
-
-const METHODS = ["get", "put", "post", "delete", "options", "head", "patch", "trace"];
 
 interface Op {
   method: string;
@@ -14,7 +13,7 @@ interface Op {
 /** Every operation of the contract, with its method and path. */
 export function operationsOf(openapi: Json): Op[] {
   return Object.entries<Json>(openapi.paths ?? {}).flatMap(([path, item]) =>
-    METHODS.filter((m) => item?.[m]).map((method) => ({ method, path, op: item[method] })),
+    HTTP_METHODS.filter((m) => item?.[m]).map((method) => ({ method, path, op: item[method] })),
   );
 }
 

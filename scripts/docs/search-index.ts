@@ -6,6 +6,7 @@
 import type { GapGroup } from "./gaps-page.js";
 import type { Guide } from "./guides.js";
 import type { Json } from "../lib/json-ref.js";
+import { isHttpMethod } from "../lib/http-methods.js";
 import type { Heading } from "./markdown.js";
 import { operationLink } from "./reference-links.js";
 import type { WebhookMessage } from "./webhooks-page.js";
@@ -20,8 +21,6 @@ export interface SearchEntry {
 
 /** Most text an entry keeps: enough for an excerpt around any word, bounded for the page. */
 const MAX_TEXT = 1_500;
-
-const METHODS = new Set(["get", "put", "post", "delete", "options", "head", "patch", "trace"]);
 
 /** Markdown or HTML reduced to words: no markup, single spaces. */
 export function plainText(text: string): string {
@@ -68,7 +67,7 @@ export function buildSearchIndex(parts: {
   for (const section of ["paths", "webhooks"] as const) {
     for (const [path, item] of Object.entries<Json>(parts.openapi[section] ?? {})) {
       for (const [method, op] of Object.entries<Json>(item ?? {})) {
-        if (!METHODS.has(method) || typeof op !== "object") continue;
+        if (!isHttpMethod(method) || typeof op !== "object") continue;
         const label = section === "paths" ? `${method.toUpperCase()} ${path}` : `webhook ${path}`;
         entries.push({
           kind: section === "paths" ? "Operation" : "Webhook",

@@ -3,6 +3,7 @@
 // deliveries). A change is breaking for a side when code written against the old contract can
 // fail against the new one.
 import { diffSchemas, type Json, resolver, type SchemaChange } from "./schema-diff.js";
+import { HTTP_METHODS } from "../lib/http-methods.js";
 
 /** Who a change may break. */
 export type Audience = "client" | "receiver";
@@ -26,8 +27,6 @@ export interface ContractVersion {
 }
 
 type Direction = "read" | "write";
-
-const METHODS = ["get", "put", "post", "delete", "options", "head", "patch", "trace"];
 
 /** Whether a schema change breaks the side that reads (responses, deliveries) or writes (requests). */
 function isBreaking(change: SchemaChange, direction: Direction): boolean {
@@ -81,7 +80,7 @@ class Collector {
 function operations(doc: Json, section: "paths" | "webhooks"): Map<string, { op: Json; shared: Json[] }> {
   const out = new Map<string, { op: Json; shared: Json[] }>();
   for (const [path, item] of Object.entries<Json>(doc?.[section] ?? {}))
-    for (const method of METHODS)
+    for (const method of HTTP_METHODS)
       if (item?.[method])
         out.set(section === "paths" ? `${method.toUpperCase()} ${path}` : `webhook ${code(path)}`, {
           op: item[method],
