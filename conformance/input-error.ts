@@ -19,10 +19,12 @@ export function describeJsonError(error: unknown): string {
   return position ? `is not valid JSON (error at character ${position})` : "is not valid JSON";
 }
 
+/** Where a traffic source's errors say they happened: the file, or "standard input" for `-`. */
+export const sourceName = (file: string): string => (file === "-" ? "standard input" : file);
+
 /** Where an entry is, as errors name it: `file: line 3` (NDJSON) or `file: entry 2` (HAR, from 0). */
 export function entryWhere(file: string, entry: { index: number; line?: number }): string {
-  const name = file === "-" ? "standard input" : file;
-  return `${name}: ${entry.line === undefined ? `entry ${entry.index}` : `line ${entry.line}`}`;
+  return `${sourceName(file)}: ${entry.line === undefined ? `entry ${entry.index}` : `line ${entry.line}`}`;
 }
 
 /**

@@ -3,7 +3,7 @@ import { createReadStream } from "node:fs";
 import { open } from "node:fs/promises";
 import type { Exchange } from "./exchange.js";
 import { harEntries } from "./har-stream.js";
-import { describeJsonError, InputError } from "./input-error.js";
+import { describeJsonError, entryWhere, InputError, sourceName } from "./input-error.js";
 import {
   EntryError,
   harFormParts,
@@ -94,9 +94,6 @@ const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
 /** A stream's bytes without a leading UTF-8 byte order mark (editors on Windows write one). */
 const withoutBom = (bytes: Buffer): Buffer => (bytes.subarray(0, 3).equals(BOM) ? bytes.subarray(3) : bytes);
 
-/** Where a traffic source's errors say they happened: the file, or "standard input" for `-`. */
-export const sourceName = (file: string): string => (file === "-" ? "standard input" : file);
-
 /** The bytes of a file, or of standard input for `-`. */
 function openBytes(file: string): AsyncIterable<Buffer> {
   return file === "-" ? process.stdin : createReadStream(file, { highWaterMark: 1 << 20 });
@@ -156,22 +153,23 @@ function isBlank(line: Buffer): boolean {
 async function* readNdjson(file: string): AsyncGenerator<Exchange> {
   let lineNumber = 0;
   let index = 0;
-  const name = sourceName(file);
   for await (const line of readLines(file)) {
     lineNumber++;
     if (isBlank(line)) continue;
     // JSON text is UTF-8: a line that is not cannot be read faithfully (it would be U+FFFD in disguise).
-    if (!isUtf8(line)) throw new InputError(`${name}: line ${lineNumber}`, "is not valid UTF-8");
+    if (!isUtf8(line))
+      throw new InputError(entryWhere(file, { index, line: lineNumber }), "is not valid UTF-8");
     let raw: Raw;
     try {
       raw = JSON.parse(line.toString("utf8"));
     } catch (error) {
-      throw new InputError(`${name}: line ${lineNumber}`, describeJsonError(error));
+      throw new InputError(entryWhere(file, { index, line: lineNumber }), describeJsonError(error));
     }
     try {
       yield exchangeFromNdjson(raw, index++, lineNumber);
     } catch (error) {
-      if (error instanceof EntryError) throw new InputError(`${name}: line ${lineNumber}`, error.message);
+      if (error instanceof EntryError)
+        throw new InputError(entryWhere(file, { index, line: lineNumber }), error.message);
       throw error;
     }
   }
@@ -238,9 +236,8 @@ async function* fileBytes(file: string): AsyncGenerator<Buffer> {
 
 /** The exchanges of a HAR file, read as a stream: one entry in memory at a time. */
 async function* readHar(file: string): AsyncGenerator<Exchange> {
-  const name = sourceName(file);
-  for await (const { index, bytes } of harEntries(fileBytes(file), name)) {
-    const where = `${name}: entry ${index}`;
+  for await (const { index, bytes } of harEntries(fileBytes(file), sourceName(file))) {
+    const where = entryWhere(file, { index });
     if (!isUtf8(bytes)) throw new InputError(where, "is not valid UTF-8; a HAR file is UTF-8 JSON");
     let entry: Raw;
     try {
