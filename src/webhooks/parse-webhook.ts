@@ -1,9 +1,9 @@
 import type { ErrorObject } from "ajv";
 import { webhookChannels } from "../../generated/webhook-events.js";
-import { pointerToken, safePointer } from "../redact.js";
+import { escapeToken } from "../json-pointer.js";
 // Only the iterative depth count: body.js brings nothing of node:http at run time.
 import { jsonDepth } from "../server/body.js";
-import { validatorAt } from "./contract.js";
+import { contractWords, validatorAt } from "./contract.js";
 import { type HeadersLike, readHeader } from "./headers.js";
 import type {
   KnownWebhookEvent,
@@ -39,8 +39,11 @@ const fail = (error: Omit<WebhookError, "issues"> & { issues?: WebhookIssue[] })
 function issueOf(part: WebhookIssue["in"], e: ErrorObject): WebhookIssue {
   const missing =
     e.keyword === "required" ? (e.params as { missingProperty: string }).missingProperty : undefined;
-  // Keys of free-form objects come from the sender and may be personal data: both are masked.
-  const pointer = safePointer(e.instancePath) + (missing === undefined ? "" : `/${pointerToken(missing)}`);
+  // Keys of free-form objects come from the sender and may be personal data or secrets: only names
+  // the contract writes are shown.
+  const pointer = contractWords().pointer(
+    e.instancePath + (missing === undefined ? "" : `/${escapeToken(missing)}`),
+  );
   // ajv's messages name the rule (type, pattern, allowed values), never the data: safe to repeat.
   return {
     in: part,

@@ -148,6 +148,17 @@ describe("content type", () => {
   });
 });
 
+describe("names in a delivery", () => {
+  it("a key of a free-form object is not repeated in an error, whatever its shape", () => {
+    const payload = structuredClone(deliveryOf("completed").payload);
+    payload.verification.tampering_checks = { overall: true, details: { "CANARY-SECRET-123": "yes" } };
+    const { error } = parseWebhook(JSON.stringify(payload), deliveryOf("completed").headers);
+    expect(error?.kind).toBe("schema_violation");
+    expect(error?.issues[0]?.pointer).toBe("/verification/tampering_checks/details/[redacted]");
+    expect(containsCanary(JSON.stringify(error))).toBe(false);
+  });
+});
+
 describe("hostile deliveries through parseWebhook and the deduper", () => {
   it("never throw past parse, touch no prototype and repeat no canary", async () => {
     const before = prototypeSnapshot();
