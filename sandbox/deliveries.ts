@@ -56,6 +56,25 @@ export const BACKOFF_BASE_MS = 70_000;
 const PER_RECEIVER = 4;
 /** Deliveries kept, for sending and inspection; past it the oldest go first, even one still pending. */
 const MAX_KEPT = 10_000;
+/** Bytes of a receiver's answer read before it is dropped: enough for any acknowledgement. */
+export const MAX_ANSWER_BYTES = 64 * 1024;
+
+/**
+ * Read and discard an answer's body, at most MAX_ANSWER_BYTES of it. A receiver's answer is not
+ * needed, and one that streams without end must cost neither memory nor the attempt's whole deadline.
+ */
+async function discardAnswer(response: Response): Promise<void> {
+  if (!response.body) return;
+  let read = 0;
+  try {
+    for await (const chunk of response.body) {
+      read += (chunk as Uint8Array).byteLength;
+      if (read > MAX_ANSWER_BYTES) break;
+    }
+  } catch {
+    // A reset while reading the answer: the status has already arrived and is what counts.
+  }
+}
 
 /** The delay before retry `n` (1-based). */
 export const backoff = (n: number): number => BACKOFF_BASE_MS * 2 ** (n - 1);
@@ -186,7 +205,7 @@ export class DeliveryQueue {
         redirect: "manual",
         signal: controller.signal,
       });
-      await response.arrayBuffer().catch(() => undefined);
+      await discardAnswer(response);
       return { ok: response.status >= 200 && response.status < 400, status: response.status };
     } catch {
       return { ok: false, status: null, error: controller.signal.aborted ? "timeout" : "connection" };
@@ -279,8 +298,7 @@ export class DeliveryQueue {
         redirect: "manual",
         signal: controller.signal,
       });
-      // The answer's body is not needed; reading it to its end frees the connection.
-      await response.arrayBuffer().catch(() => undefined);
+      await discardAnswer(response);
       const redirect = response.status >= 300 && response.status < 400;
       outcome = {
         at,

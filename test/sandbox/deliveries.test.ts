@@ -120,6 +120,41 @@ describe("a slow receiver", () => {
   });
 });
 
+describe("an endless answer", () => {
+  it("is read no further than MAX_ANSWER_BYTES: the delivery counts at once, the deadline is not waited for", async () => {
+    const { createServer } = await import("node:http");
+    let dropped = false;
+    const chunk = Buffer.alloc(16 * 1024, 0x61);
+    const endless = createServer((req, res) => {
+      req.resume().on("end", () => {
+        res.writeHead(200, { "content-type": "text/plain" });
+        const pump = setInterval(() => res.write(chunk), 1);
+        res.on("close", () => {
+          dropped = true;
+          clearInterval(pump);
+        });
+      });
+    });
+    await new Promise<void>((resolve) => endless.listen(0, "127.0.0.1", resolve));
+    opened.push({
+      close: () => new Promise<void>((resolve) => endless.close(() => resolve())),
+    });
+    // A deadline longer than the wait below: reading the whole answer would outlast the test.
+    const patient = await startTestSandbox({ deliveryTimeoutMs: 60_000 });
+    opened.push({ close: () => patient.running.close() });
+    const port = (endless.address() as { port: number }).port;
+    await patient.control.addReceiver({ url: `http://127.0.0.1:${port}` });
+    const { data } = await patient.client.POST("/api/v2/send_text", { body: { reference: "endless" } });
+    const done = await patient.control.waitForDelivery(
+      (d) => d.status === "delivered",
+      { subject: data?.transaction_id as string },
+      8_000,
+    );
+    expect(done.attempts[0]).toMatchObject({ status: 200 });
+    await until(() => dropped);
+  }, 20_000);
+});
+
 describe("inspection and replay", () => {
   it("lists deliveries with their headers and payload (never credentials), and replays one", async () => {
     const got = await recorder();
