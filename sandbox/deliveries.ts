@@ -65,11 +65,14 @@ export const MAX_ANSWER_BYTES = 64 * 1024;
  */
 async function discardAnswer(response: Response): Promise<void> {
   if (!response.body) return;
+  const reader = response.body.getReader();
   let read = 0;
   try {
-    for await (const chunk of response.body) {
-      read += (chunk as Uint8Array).byteLength;
-      if (read > MAX_ANSWER_BYTES) break;
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return;
+      read += value.byteLength;
+      if (read > MAX_ANSWER_BYTES) return void (await reader.cancel());
     }
   } catch {
     // A reset while reading the answer: the status has already arrived and is what counts.
