@@ -118,6 +118,7 @@ export async function runProxy(argv: string[], io: ProxyIo): Promise<number> {
       io.stderr.write(`idv-conformance proxy: a ${method} exchange was forwarded but not checked: ${why}\n`);
     },
     onExchange: recorder ? (exchange) => recorder.add(exchange) : undefined,
+    ready: recorder ? () => recorder.ready() : undefined,
   }).catch((error: NodeJS.ErrnoException) => {
     throw new InputError(
       `${args.host}:${args.port}`,

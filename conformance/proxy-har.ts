@@ -163,26 +163,34 @@ function decodeURIComponentSafe(segment: string): string {
   }
 }
 
+/** Bytes of entries waiting for the disk past which new exchanges are held back (see `ready`). */
+export const RECORDING_BACKLOG_BYTES = 16 * 1024 * 1024;
+
 /** Writes a HAR file entry by entry, so memory does not grow with the recording. */
 export class HarRecorder {
   private first = true;
   private failed: Error | undefined;
+  private draining: Promise<void> | undefined;
 
   private constructor(
     private readonly stream: WriteStream,
     private readonly words: ContractWords,
+    private readonly backlogBytes: number,
   ) {
     stream.on("error", (error) => (this.failed = error));
   }
 
-  /** Open FILE for writing (rejects when it cannot be) and write the HAR's head. */
-  static open(file: string, document: Json): Promise<HarRecorder> {
+  /**
+   * Open FILE for writing (rejects when it cannot be) and write the HAR's head. `backlogBytes` is
+   * how much may wait for the disk before `ready` holds new exchanges back.
+   */
+  static open(file: string, document: Json, backlogBytes = RECORDING_BACKLOG_BYTES): Promise<HarRecorder> {
     return new Promise((resolve, reject) => {
       const stream = createWriteStream(file);
       stream.once("error", reject);
       stream.once("open", () => {
         stream.off("error", reject);
-        const recorder = new HarRecorder(stream, contractWords(document));
+        const recorder = new HarRecorder(stream, contractWords(document), backlogBytes);
         stream.write(
           '{"log":{"version":"1.2","creator":{"name":"idv-conformance proxy","version":"1"},"entries":[\n',
         );
@@ -227,6 +235,25 @@ export class HarRecorder {
     };
     this.stream.write(`${this.first ? "" : ",\n"}${JSON.stringify(entry)}`);
     this.first = false;
+  }
+
+  /**
+   * Settles at once while the entries waiting for the disk are under the backlog, otherwise when
+   * they have been written (or the file failed): traffic faster than the disk waits rather than
+   * piling up in memory.
+   */
+  ready(): Promise<void> {
+    if (this.stream.writableLength < this.backlogBytes || this.failed || this.stream.destroyed)
+      return Promise.resolve();
+    this.draining ??= new Promise<void>((resolve) => {
+      const done = () => {
+        this.stream.off("drain", done).off("error", done).off("close", done);
+        this.draining = undefined;
+        resolve();
+      };
+      this.stream.on("drain", done).on("error", done).on("close", done);
+    });
+    return this.draining;
   }
 
   /** Write the HAR's tail and close the file; rejects when any write failed. */

@@ -33,6 +33,8 @@ export interface ProxyOptions {
   onUnchecked?: (method: string, why: string) => void;
   /** Called with each completed exchange, for the recording. */
   onExchange?: (exchange: HarExchange) => void;
+  /** Awaited before each request is forwarded: a consumer slower than the traffic (the recording) holds it back. */
+  ready?: () => Promise<void>;
 }
 
 export interface RunningProxy {
@@ -155,6 +157,22 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     inFlight.add(done);
     void done.then(() => inFlight.delete(done));
     res.once("close", () => setImmediate(settle));
+    // The request's body stays unread while held: the client's socket is what waits, not memory.
+    const ready = options.ready?.();
+    if (!ready) forward(req, res, target, settle);
+    else
+      void ready.then(() => {
+        if (res.destroyed) settle();
+        else forward(req, res, target, settle);
+      });
+  }
+
+  function forward(
+    req: IncomingMessage,
+    res: ServerResponse,
+    target: RequestTarget,
+    settle: () => void,
+  ): void {
     const startedAt = new Date();
     const started = performance.now();
     const requestHeaders = forwardable(req.rawHeaders, new Set(["host"]));

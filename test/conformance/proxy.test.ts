@@ -1,9 +1,9 @@
 // The validating proxy in front of the contract mock on loopback: it forwards requests and answers
 // unchanged (streaming, large bodies too), prints violations live without recorded values, records
 // a redacted HAR that the suite can read back, and exits with the suite's codes when stopped.
-import { spawn } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { once } from "node:events";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { createReadStream, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer } from "node:http";
 import type { Server, Socket } from "node:net";
 import { connect, createServer as createNetServer } from "node:net";
@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ConformanceChecker } from "../../conformance/open-checker.js";
 import { startProxy } from "../../conformance/proxy.js";
 import { runProxy } from "../../conformance/proxy-cli.js";
+import { HarRecorder } from "../../conformance/proxy-har.js";
 import type { RunningMock } from "../../mock/server.js";
 import { startMock } from "../../mock/server.js";
 import { fromRoot } from "../../scripts/lib/paths.js";
@@ -176,6 +177,54 @@ describe("idv-conformance proxy", () => {
     expect(JSON.parse(stdout).summary.entries).toBe(2);
     expect(status).toBeLessThanOrEqual(1);
   });
+
+  it("holds new requests back while the recording waits for the disk, then records every exchange", async () => {
+    // A FIFO whose reader is idle stands for a disk slower than the traffic.
+    const fifo = join(dir, "slow.har");
+    execFileSync("mkfifo", [fifo]);
+    const reader = createReadStream(fifo);
+    const backlog = 256 * 1024;
+    const recorder = await HarRecorder.open(fifo, doc, backlog);
+    const proxy = await startProxy({
+      upstream: new URL(mock.url),
+      checker: { checkExchange: () => undefined } as unknown as ConformanceChecker,
+      port: 0,
+      onExchange: (exchange) => recorder.add(exchange),
+      ready: () => recorder.ready(),
+    });
+    // Numbers are recorded as they are, so each entry is about 200 KB in the HAR.
+    const body = JSON.stringify(Array.from({ length: 20_000 }, (_, i) => 100_000_000 + i));
+    const send = () =>
+      fetch(`${proxy.url}/api/v4/pep_checks`, {
+        method: "POST",
+        headers: { ...V4, "content-type": "application/json" },
+        body,
+      }).then((r) => r.arrayBuffer());
+    const answeredWithin = (ms: number, request: Promise<unknown>) =>
+      Promise.race([request.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), ms))]);
+    let answered = 0;
+    let held: Promise<unknown> | undefined;
+    while (answered < 30) {
+      const request = send();
+      if (!(await answeredWithin(1_000, request))) {
+        held = request;
+        break;
+      }
+      answered++;
+    }
+    // Held once the backlog and the pipe filled, which is a handful of entries, not the whole run.
+    expect(held).toBeDefined();
+    expect(answered).toBeGreaterThan(0);
+    const chunks: Buffer[] = [];
+    reader.on("data", (chunk) => chunks.push(chunk as Buffer));
+    await held;
+    await send();
+    await proxy.close();
+    await recorder.close();
+    await once(reader, "end");
+    const log = JSON.parse(Buffer.concat(chunks).toString("utf8")).log;
+    expect(log.entries).toHaveLength(answered + 2);
+  }, 30_000);
 
   it("streams a large body through without holding it for the answer", async () => {
     // An upstream that answers with the size it received, as soon as it has it all.
