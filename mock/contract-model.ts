@@ -1,6 +1,7 @@
 // What the mock needs to know of each operation, read once from the bundled contract.
 import { escapeToken } from "../src/json-pointer.js";
 import { resolveRef } from "../conformance/resolve-ref.js";
+import { decodeSegment } from "../src/server/request-target.js";
 
 // The bundled document is walked structurally.
 type Json = any;
@@ -114,3 +115,22 @@ export function loadMockOperations(doc: Json): MockOperation[] {
   }
   return operations;
 }
+
+/** The operation for a method and path (its parameters decoded), and the path's operations under other methods. */
+export function routeOperation(operations: MockOperation[], method: string, path: string) {
+  const others: MockOperation[] = [];
+  for (const op of operations) {
+    const match = op.pattern.exec(path);
+    if (!match) continue;
+    const params = match.slice(1).map((p) => decodeSegment(p ?? ""));
+    // A segment that is not valid percent-encoding matches no operation.
+    if (params.some((p) => p === undefined)) continue;
+    if (op.method === method) return { op, params: params as string[], others };
+    others.push(op);
+  }
+  return { others };
+}
+
+/** The error shape of a path no operation answers: that of its product (A for manual verification). */
+export const shapeOfPath = (path: string | undefined): ErrorShape =>
+  path?.startsWith("/api/v2/manual_eidv") ? "A" : "B";

@@ -6,14 +6,20 @@ import type { SchemaCompiler } from "../conformance/contract-model.js";
 import { loadPrecompiled } from "../conformance/precompiled.js";
 import {
   createSafeServer,
-  decodeSegment,
+  headerRecord,
   listen,
   queryRecord,
   readBody,
   type RequestTarget,
 } from "../src/server/index.js";
 import { checkBody, checkHeaders, tooLarge } from "./check-request.js";
-import { type ErrorShape, loadMockOperations, type MockOperation } from "./contract-model.js";
+import {
+  type ErrorShape,
+  loadMockOperations,
+  type MockOperation,
+  routeOperation,
+  shapeOfPath,
+} from "./contract-model.js";
 import { type Rejection, rejection } from "./error-body.js";
 import { createPrismEngine, parsePrefer } from "./prism-engine.js";
 
@@ -41,38 +47,12 @@ const MAX_BODY = 12 * 1024 * 1024;
 /** The contract beside this file's directory: generated/ from mock/, dist/generated/ from dist/mock/. */
 const DEFAULT_SPEC = fileURLToPath(new URL("../generated/openapi.json", import.meta.url));
 
-/** The operation for a method and path, and the operations of the path under other methods. */
-function route(operations: MockOperation[], method: string, path: string) {
-  const others: MockOperation[] = [];
-  for (const op of operations) {
-    const match = op.pattern.exec(path);
-    if (!match) continue;
-    const params = match.slice(1).map(decodeSegment);
-    if (params.some((p) => p === undefined)) continue;
-    if (op.method === method) return { op, params: params as string[], others };
-    others.push(op);
-  }
-  return { others };
-}
-
-/** The shape of a path no operation answers: the shape of its product (shape A for manual verification). */
-const shapeOfPath = (path: string | undefined): ErrorShape =>
-  path?.startsWith("/api/v2/manual_eidv") ? "A" : "B";
-
 /** The mock's own codes for failures the service's document does not cover. */
 function mockCode(shape: ErrorShape, status: number): string {
   if (status >= 500) return shape === "A" ? "SYSTEM" : "MOCK_ERROR";
   if (status === 408) return "REQUEST_TIMEOUT";
   if (status === 431) return "HEADERS_TOO_LARGE";
   return "BAD_REQUEST";
-}
-
-/** Headers as a null-prototype record: their names come from the client. */
-function headerRecord(req: IncomingMessage): Record<string, string | undefined> {
-  const out: Record<string, string | undefined> = Object.create(null);
-  for (const [name, value] of Object.entries(req.headers))
-    out[name] = Array.isArray(value) ? value.join(", ") : value;
-  return out;
 }
 
 /** Whether the contract documents the status and example a Prefer header asks for. */
@@ -129,7 +109,7 @@ export async function startMock(options: MockOptions = {}): Promise<RunningMock>
     const sendRejection = (r: Rejection, headers: Record<string, string> = {}) =>
       send(r.status, { ...headers, "content-type": "application/json" }, Buffer.from(JSON.stringify(r.body)));
 
-    const found = route(operations, asMethod, path);
+    const found = routeOperation(operations, asMethod, path);
     if (!found.op) {
       const shape = shapeOfPath(path);
       if (found.others.length > 0) {

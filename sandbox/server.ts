@@ -6,12 +6,17 @@ import bundledContract from "../generated/openapi.json" with { type: "json" };
 import type { SchemaCompiler } from "../conformance/contract-model.js";
 import { loadPrecompiled } from "../conformance/precompiled.js";
 import { checkBody, checkHeaders, tooLarge } from "../mock/check-request.js";
-import { loadMockOperations, type MockOperation } from "../mock/contract-model.js";
+import {
+  loadMockOperations,
+  type MockOperation,
+  routeOperation,
+  shapeOfPath,
+} from "../mock/contract-model.js";
 import { type Rejection, rejection, summarise, validationErrors } from "../mock/error-body.js";
 import {
   createSafeServer,
   decodeJsonBody,
-  decodeSegment,
+  headerRecord,
   isJsonMediaType,
   type Listening,
   listen,
@@ -42,9 +47,6 @@ export interface SandboxServerOptions {
   log?: (line: string) => void;
 }
 
-/** The shape of a path no operation answers: the shape of its product. */
-const shapeOfPath = (path: string | undefined) => (path?.startsWith("/api/v2/manual_eidv") ? "A" : "B");
-
 /** The error body of a failure no handler answered (bad target, parser error, a throw). */
 function errorBody(status: number, message: string, pathname: string | undefined): unknown {
   if (pathname?.startsWith(CONTROL_PREFIX)) {
@@ -54,20 +56,6 @@ function errorBody(status: number, message: string, pathname: string | undefined
   const shape = shapeOfPath(pathname);
   const code = status >= 500 ? (shape === "A" ? "SYSTEM" : "SANDBOX_ERROR") : "BAD_REQUEST";
   return rejection(shape, status, code, message, {}).body;
-}
-
-/** The operation for a method and path, and the other methods of the path. */
-function route(operations: MockOperation[], method: string, pathname: string) {
-  const others: string[] = [];
-  for (const op of operations) {
-    const match = op.pattern.exec(pathname);
-    if (!match) continue;
-    const params = match.slice(1).map((p) => decodeSegment(p ?? ""));
-    if (params.some((p) => p === undefined)) continue;
-    if (op.method === method) return { op, params: params as string[], others };
-    others.push(op.method);
-  }
-  return { others };
 }
 
 function send(res: ServerResponse, method: string, answer: Answer): void {
@@ -81,14 +69,6 @@ function send(res: ServerResponse, method: string, answer: Answer): void {
 }
 
 const fromRejection = (r: Rejection): Answer => ({ status: r.status, json: r.body });
-
-/** Header values as single strings, lower-cased names, in a null-prototype record. */
-function flatHeaders(req: IncomingMessage): Record<string, string | undefined> {
-  const out: Record<string, string | undefined> = Object.create(null);
-  for (const [name, value] of Object.entries(req.headers))
-    out[name] = Array.isArray(value) ? value.join(", ") : value;
-  return out;
-}
 
 /** Serve a sandbox over HTTP; resolves once listening. */
 export async function serveSandbox(sandbox: Sandbox, options: SandboxServerOptions = {}): Promise<Listening> {
@@ -105,7 +85,7 @@ export async function serveSandbox(sandbox: Sandbox, options: SandboxServerOptio
     method: string,
   ) => {
     const asMethod = method === "HEAD" ? "GET" : method;
-    const found = route(operations, asMethod, target.pathname);
+    const found = routeOperation(operations, asMethod, target.pathname);
     const reply = (answer: Answer, template = "(no operation)") => {
       send(res, method, answer);
       log(`${method} ${template} → ${answer.status}`);
@@ -113,7 +93,7 @@ export async function serveSandbox(sandbox: Sandbox, options: SandboxServerOptio
     const shape = shapeOfPath(target.pathname);
     if (!found.op) {
       if (found.others.length > 0) {
-        const allow = [...new Set(found.others)].join(", ");
+        const allow = [...new Set(found.others.map((o) => o.method))].join(", ");
         const r = rejection(
           shape,
           405,
@@ -128,7 +108,7 @@ export async function serveSandbox(sandbox: Sandbox, options: SandboxServerOptio
       );
     }
     const { op, params } = found;
-    const headers = flatHeaders(req);
+    const headers = headerRecord(req);
     const answer = async (): Promise<Answer> => {
       const fromBrowser = headers.origin !== undefined || headers["x-requested-with"] !== undefined;
       // A v4 signature can only be made with the secret: signed in a browser, the secret is there too.
@@ -186,14 +166,14 @@ export async function serveSandbox(sandbox: Sandbox, options: SandboxServerOptio
     target: RequestTarget,
     method: string,
   ) => {
-    const found = route(controlOperations, method, target.pathname);
+    const found = routeOperation(controlOperations, method, target.pathname);
     const reply = (answer: Answer, template = "/_sandbox (no operation)") => {
       send(res, method, answer);
       log(`${method} ${template} → ${answer.status}`);
     };
     if (!found.op) {
       if (found.others.length > 0) {
-        const allow = [...new Set(found.others)].join(", ");
+        const allow = [...new Set(found.others.map((o) => o.method))].join(", ");
         return reply({
           ...controlError(405, "METHOD_NOT_ALLOWED", `${method} is not allowed on this path; use ${allow}.`),
           headers: { allow },

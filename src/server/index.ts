@@ -2,7 +2,8 @@
 // validating proxy). What it offers:
 //
 // - parseRequestTarget(req.url): path and query of any request target, never throwing (`//`,
-//   `//%zz/api`, `http://`, `*` → undefined or a plain path); decodeSegment; queryRecord (null-prototype).
+//   `//%zz/api`, `http://`, `*` → undefined or a plain path); decodeSegment; queryRecord and
+//   headerRecord (null-prototype).
 // - readBody(req, maxBytes): the body in bytes, or { tooLarge } after draining the rest unkept.
 // - decodeJsonBody(bytes): fatal UTF-8, JSON.parse, an iterative nesting limit → value or problem.
 // - parseMediaType, isJsonMediaType (`application/json`, `*/*+json`; never `application/json-evil`),
@@ -18,6 +19,7 @@ export { createSafeServer, HttpError, safeHandler } from "./handler.js";
 export type { ErrorBody, SafeHandler, SafeServerOptions } from "./handler.js";
 export { closeAll, closeOnSignals, listen, parsePort, reportStartError } from "./lifecycle.js";
 export type { Listening } from "./lifecycle.js";
+export { headerRecord } from "./headers.js";
 export { hasEssence, isJsonMediaType, parseMediaType } from "./media-type.js";
 export type { MediaType } from "./media-type.js";
 export { decodeSegment, parseRequestTarget, queryRecord } from "./request-target.js";
