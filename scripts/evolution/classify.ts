@@ -2,6 +2,12 @@
 // it: clients of the API (they write requests and read responses) and webhook receivers (they read
 // deliveries). A change is breaking for a side when code written against the old contract can
 // fail against the new one.
+import {
+  compareResponseHeaders,
+  compareSecurity,
+  compareSecuritySchemes,
+  compareServers,
+} from "./classify-openapi-extras.js";
 import { diffSchemas, type Json, resolver, type SchemaChange } from "./schema-diff.js";
 import { HTTP_METHODS } from "../lib/http-methods.js";
 
@@ -192,6 +198,7 @@ function compareOpenApi(c: Collector, oldDoc: Json, newDoc: Json) {
       const resolveNew = resolver(docs.new);
       const ob = resolveOld(o.op.requestBody).schema;
       const nb = resolveNew(n.op.requestBody).schema;
+      compareSecurity(c, audience, where, docs, o.op, n.op);
       if (section === "paths") {
         compareParameters(c, where, o, n, docs);
         if (nb.required && !ob.required) c.add("client", true, where, "the request body is now required");
@@ -203,6 +210,9 @@ function compareOpenApi(c: Collector, oldDoc: Json, newDoc: Json) {
             c.add("client", status.startsWith("2"), where, `response ${status} was removed`);
             continue;
           }
+          compareResponseHeaders(c, where, status, docs, or[status], nr[status], (part, a, b) =>
+            c.schemas("client", "read", where, part, a, b, docs),
+          );
           const part = `response ${status} body`;
           compareContent(
             c,
@@ -225,6 +235,8 @@ function compareOpenApi(c: Collector, oldDoc: Json, newDoc: Json) {
       if (!oldOps.has(where))
         c.add(audience, false, where, section === "paths" ? "the operation is new" : "the event is new");
   }
+  compareSecuritySchemes(c, docs);
+  compareServers(c, docs);
 }
 
 function compareAsyncApi(c: Collector, oldDoc: Json, newDoc: Json) {
