@@ -125,11 +125,13 @@ export async function runProxy(argv: string[], io: ProxyIo): Promise<number> {
       error.code === "EADDRINUSE" ? "is in use; pick another --port" : "cannot be listened on",
     );
   });
+  // Listened for before saying where it listens: a signal sent on reading that line finds its handler.
+  const stopped = io.stopped ?? untilSignal();
   io.stderr.write(
     `idv-conformance proxy: ${proxy.url} → ${args.upstream.origin}${args.upstream.pathname}; Ctrl+C stops and reports\n`,
   );
   io.onListening?.(proxy.url);
-  await (io.stopped ?? untilSignal());
+  await stopped;
   await proxy.close();
   await recorder?.close();
   io.stdout.write(

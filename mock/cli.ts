@@ -17,9 +17,10 @@ try {
   const port = parsePort((values.port as string | undefined) ?? process.env.PORT, 4010);
   const host = (values.host as string | undefined) ?? "127.0.0.1";
   const mock = await startMock({ port, host, log: (line) => console.log(line) });
-  console.log(`Contract mock listening on ${mock.url}`);
-  // SIGINT or SIGTERM closes the server (and its open connections), then the process exits 0.
+  // SIGINT or SIGTERM closes the server (and its open connections), then the process exits 0. Set
+  // before saying where it listens: a signal sent on reading that line finds its handler.
   closeOnSignals(() => mock.close());
+  console.log(`Contract mock listening on ${mock.url}`);
 } catch (error) {
   const inUse = reportStartError(
     error,

@@ -35,14 +35,8 @@ try {
     ...(stateFile ? { stateFile } : {}),
     log: (line) => console.log(line),
   });
-  console.log(`Sandbox listening on ${running.url} (control API: ${running.url}/_sandbox)`);
-  // Generated credentials are printed once so the developer can use them; given ones are never echoed.
-  if (running.generated) {
-    console.log(`API key: ${running.credentials.apiKey}\nSecret:  ${running.credentials.secret}`);
-  }
-  if (webhookUrl) console.log("Webhook receiver registered for biometric and EDD events.");
-  if (stateFile) console.log("State is kept in the --state file.");
-  // The last save happens on the way out: when it fails, say so and exit 1, never a silent 0.
+  // The last save happens on the way out: when it fails, say so and exit 1, never a silent 0. Set
+  // before saying where it listens: a signal sent on reading that line finds its handler.
   let saveFailed = false;
   closeOnSignals(
     () =>
@@ -54,6 +48,13 @@ try {
       }),
     () => (saveFailed ? 1 : 0),
   );
+  console.log(`Sandbox listening on ${running.url} (control API: ${running.url}/_sandbox)`);
+  // Generated credentials are printed once so the developer can use them; given ones are never echoed.
+  if (running.generated) {
+    console.log(`API key: ${running.credentials.apiKey}\nSecret:  ${running.credentials.secret}`);
+  }
+  if (webhookUrl) console.log("Webhook receiver registered for biometric and EDD events.");
+  if (stateFile) console.log("State is kept in the --state file.");
 } catch (error) {
   if (error instanceof StateFileError) {
     console.error(`sandbox: ${error.message}`);

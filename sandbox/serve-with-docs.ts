@@ -14,6 +14,7 @@ try {
   });
   const docsDir = resolve(process.env.DOCS_DIR ?? "build/docs");
   const docs = await listen(docsDir, parsePort(process.env.DOCS_PORT, 8080, "DOCS_PORT"));
+  // Before saying where they listen: a signal sent on reading that finds its handler.
   closeOnSignals(() => Promise.all([sandbox.close(), docs.close()]));
   console.log(
     [
