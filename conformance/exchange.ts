@@ -12,6 +12,8 @@ export interface FormPart {
   contentType?: string;
   /** Size in bytes of the part's value, when known. */
   size: number;
+  /** The part's value, when the body was read as bytes: a view into them, not a copy. */
+  bytes?: Buffer;
 }
 
 /**

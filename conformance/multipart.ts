@@ -32,7 +32,8 @@ export function formParts(body: RecordedBody, boundary: string | undefined): For
     const type = /content-type:\s*([^\r\n;]+)/i.exec(head)?.[1]?.trim().toLowerCase();
     // The value ends before the CRLF that precedes the next delimiter.
     const size = Math.max(0, chunk.length - split - 4 - 2);
-    parts.push({ name, fileName, contentType: type, size });
+    const value = chunk.subarray(split + 4, split + 4 + size);
+    parts.push({ name, fileName, contentType: type, size, bytes: value });
     at = next;
   }
   return parts;

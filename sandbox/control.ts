@@ -3,6 +3,7 @@
 import controlDocument from "../generated/sandbox-control.json" with { type: "json" };
 import { loadMockOperations, type MockOperation } from "../mock/contract-model.js";
 import { AjvCompiler } from "../src/schema-validator.js";
+import { attachment } from "./asset-files.js";
 import type { BiometricRecord } from "./biometric.js";
 import { TransitionError } from "./biometric.js";
 import { type Delivery, MAX_RECEIVERS, type Receiver, type ReceiverAuth } from "./deliveries.js";
@@ -263,6 +264,24 @@ export async function answerControl(
       sandbox.completeWorkflow(record, value.approval_status);
       sandbox.changed();
       return ok(record);
+    }
+    case "downloadEddAsset": {
+      const record = sandbox.edd.get(Number(param));
+      const assetId = Number(params[1]);
+      if (!record?.assets.some((a: { id: number }) => a.id === assetId))
+        return controlError(404, "NOT_FOUND", "The EDD case has no asset with this id.");
+      const file = sandbox.assetFiles.get(assetId);
+      if (!file)
+        return controlError(
+          404,
+          "NOT_FOUND",
+          "The asset's bytes are not kept: the sandbox was restarted since the upload, or newer uploads took the 32 MiB the sandbox keeps.",
+        );
+      return {
+        status: 200,
+        bytes: file.bytes,
+        headers: { "content-type": file.contentType, "content-disposition": attachment(file.fileName) },
+      };
     }
     default:
       return controlError(500, "SANDBOX_ERROR", "The control API has no handler for this operation.");

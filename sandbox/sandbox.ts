@@ -3,6 +3,7 @@
 import { randomInt } from "node:crypto";
 import type { components } from "../generated/sandbox-control-types.js";
 import { parseWebhook } from "../src/webhooks/index.js";
+import { AssetFiles } from "./asset-files.js";
 import { BiometricLifecycle, type BiometricRecord, TIMERS } from "./biometric.js";
 import { type Timer, VirtualClock } from "./clock.js";
 import type { Credentials } from "./credentials.js";
@@ -46,6 +47,8 @@ export class Sandbox {
   readonly property = new Map<number, PropertyRecord>();
   readonly kyb = new Map<number, KybRecord>();
   readonly edd = new Map<number, Json>();
+  /** The bytes of EDD uploads, for their assets' download_url. */
+  readonly assetFiles = new AssetFiles();
   readonly workflow = new Map<number, WorkflowCase>();
   /** The last id handed out per kind of record. */
   readonly ids = new Map<string, number>();

@@ -60,6 +60,15 @@ const file = (bytes: Buffer, name: string, type = "application/pdf"): Answer => 
   headers: { "content-type": type, "content-disposition": `attachment; filename="${name}"` },
 });
 
+/**
+ * A file name as its uploader wrote it. Clients write its UTF-8 bytes in the part's header (which
+ * the parser reads as latin1), with `"`, CR and LF as %22, %0D and %0A (the HTML form encoding).
+ */
+const uploadedName = (header: string): string =>
+  Buffer.from(header, "latin1")
+    .toString()
+    .replace(/%(22|0D|0A)/gi, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+
 /** A record's integer id from the path, or undefined (the mock's checks already refused non-numbers). */
 const intId = (raw: string | undefined): number | undefined => {
   const n = Number(raw);
@@ -298,9 +307,11 @@ export function answerService(sandbox: Sandbox, req: ServiceRequest): Answer {
       if (!record) return notFound(op, "EDD case");
       const parts = formParts({ kind: "bytes", bytes: req.body }, multipartBoundary(req.contentType)) ?? [];
       const part = parts.find((p) => p.name === "file" && p.fileName !== undefined);
+      const uploaded = part?.fileName === undefined ? undefined : uploadedName(part.fileName);
       // The name is kept, its length is not the uploader's to choose: the record budget does not count it.
-      const fileName = (part?.fileName ?? "upload").replace(/[\\/]/g, "_").slice(-MAX_FILE_NAME);
+      const fileName = (uploaded || "upload").replace(/[\\/]/g, "_").slice(-MAX_FILE_NAME);
       const assetId = sandbox.nextId("asset");
+      if (part?.bytes) sandbox.assetFiles.put(assetId, part.bytes, part.contentType, fileName);
       record.assets.push({
         id: assetId,
         file_name: fileName,
@@ -310,7 +321,8 @@ export function answerService(sandbox: Sandbox, req: ServiceRequest): Answer {
         updated_at: isoSeconds(now),
       });
       if (record.assets.length > MAX_ASSETS_PER_CASE)
-        record.assets.splice(0, record.assets.length - MAX_ASSETS_PER_CASE);
+        for (const gone of record.assets.splice(0, record.assets.length - MAX_ASSETS_PER_CASE))
+          sandbox.assetFiles.drop(gone.id);
       record.updated_at = isoSeconds(now);
       sandbox.changed();
       return { status: 200, json: withMetadata(record) };

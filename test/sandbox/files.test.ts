@@ -5,7 +5,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { validateHeaderValue } from "node:http";
+import { attachment } from "../../sandbox/asset-files.js";
 import { parseDuration } from "../../sandbox/duration.js";
+import { filenameFromContentDisposition } from "../../src/client/content-disposition.js";
 import { renderPdf } from "../../sandbox/pdf.js";
 import { renderZip } from "../../sandbox/zip.js";
 import { pdfStructureProblems } from "../support/pdf.js";
@@ -80,4 +83,25 @@ describe("parseDuration", () => {
   it.each(["", "P", "PT", "1H", "P1M", "P1Y", "PT-1H", "P1DT", "PT1H ", "P99999999D"])("refuses %j", (text) =>
     expect(() => parseDuration(text)).toThrow(/duration must/),
   );
+});
+
+describe("attachment", () => {
+  it("is a valid header for any file name, which the client reads back exactly", () => {
+    fc.assert(
+      fc.property(
+        // Names as the sandbox keeps them (no directory separator); the client trims and refuses `.` and `..`.
+        fc
+          .string({ unit: "binary", minLength: 1, maxLength: 80 })
+          .filter((n) => n === n.trim() && !/[\\/]/.test(n) && n !== "." && n !== ".."),
+        (name) => {
+          const header = attachment(name);
+          expect(() => validateHeaderValue("content-disposition", header)).not.toThrow();
+          expect(header).toMatch(/^[\x20-\x7e]*$/);
+          // A lone surrogate cannot be encoded: it arrives as U+FFFD, like any UTF-8 encoder writes it.
+          expect(filenameFromContentDisposition(header)).toBe(Buffer.from(name).toString());
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
 });

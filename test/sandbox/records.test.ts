@@ -8,6 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fromRoot } from "../../scripts/lib/paths.js";
+import { AssetFiles } from "../../sandbox/asset-files.js";
 import { apiError } from "../../src/index.js";
 import { type Json, jsonRequestExamples, loadOpenApi, operations } from "../support/contract.js";
 import { pdfStructureProblems } from "../support/pdf.js";
@@ -175,6 +176,52 @@ describe("records from the request's own data", () => {
     expect(names.length).toBe(100);
     expect(names[0]).toBe("deed-5.pdf");
     expect(names.at(-1)).toBe("deed-104.pdf");
+  });
+
+  it("an EDD asset's download_url answers with the bytes, media type and name that were uploaded", async () => {
+    const { data } = await sbx.client.POST("/api/v4/outsource_cases", {
+      body: {
+        reference: "EDD-12",
+        email: "contact@example.org",
+        entity_type: "trust",
+        contact_phone: "+64 21 555",
+      },
+    });
+    const id = data?.id as number;
+    const bytes = Buffer.from(Array.from({ length: 3000 }, (_, i) => (i * 7) % 256));
+    const name = 'Trust "deed" – résumé.pdf';
+    await sbx.client.upload("post", "/api/v4/outsource_cases/{id}/upload", {
+      params: { path: { id } },
+      file: new File([bytes], name, { type: "application/pdf" }),
+    });
+    const got = await call("get", "/api/v4/outsource_cases/{id}", { params: { path: { id } } });
+    const [asset] = got.data.assets as Json[];
+    expect(asset.file_name).toBe(name);
+    const download = await fetch(asset.download_url);
+    expect(download.status).toBe(200);
+    expect(download.headers.get("content-type")).toBe("application/pdf");
+    expect(Buffer.from(await download.arrayBuffer()).equals(bytes)).toBe(true);
+    const disposition = download.headers.get("content-disposition") ?? "";
+    expect(disposition).toBe(
+      `attachment; filename="Trust _deed_ _ r_sum_.pdf"; filename*=UTF-8''${encodeURIComponent(name)}`,
+    );
+    // Another case's path, or an asset the case does not have, is not found.
+    const elsewhere = await fetch(asset.download_url.replace(`/edd_cases/${id}/`, `/edd_cases/${id + 1}/`));
+    expect(elsewhere.status).toBe(404);
+    expect((await fetch(`${asset.download_url}9`)).status).toBe(404);
+  });
+
+  it("uploaded bytes are kept within a budget: the oldest are dropped first, and their download says why", () => {
+    const files = new AssetFiles(10);
+    expect(files.put(1, Buffer.from("abcd"), "text/plain", "a.txt")).toBe(true);
+    expect(files.put(2, Buffer.from("efgh"), undefined, "b.bin")).toBe(true);
+    expect(files.put(3, Buffer.from("ijkl"), "text/plain", "c.txt")).toBe(true);
+    expect(files.size).toBe(8);
+    expect(files.get(1)).toBeUndefined();
+    expect(files.get(2)?.contentType).toBe("application/octet-stream");
+    expect(files.put(4, Buffer.alloc(11), "text/plain", "big")).toBe(false);
+    files.drop(2);
+    expect(files.size).toBe(4);
   });
 
   it("an EDD case: the next GET lists an upload; completed sends case_completed", async () => {
