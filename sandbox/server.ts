@@ -12,7 +12,7 @@ import {
   routeOperation,
   shapeOfPath,
 } from "../mock/contract-model.js";
-import { type Rejection, rejection, summarise, validationErrors } from "../mock/error-body.js";
+import { type Rejection, rejection } from "../mock/error-body.js";
 import {
   createSafeServer,
   decodeJsonBody,
@@ -138,19 +138,13 @@ export async function serveSandbox(sandbox: Sandbox, options: SandboxServerOptio
         const code = op.shape === "A" ? "AUTHENTICATION" : "AUTH_FAILED";
         return fromRejection(rejection(op.shape, 401, code, bad, {}));
       }
-      let value: unknown;
-      if (op.body?.mediaType === "application/json") {
-        const checked = checkJson(op, headers["content-type"], body, compiler);
-        if ("rejection" in checked) return fromRejection(checked.rejection);
-        value = checked.value;
-      } else if (op.body) {
-        const checked = checkBody(op, { headers, body }, compiler);
-        if (checked.rejection) return fromRejection(checked.rejection);
-      }
+      // The mock's checks: the same refusals, in the same words, from both.
+      const checked = checkBody(op, { headers, body }, compiler);
+      if (checked.rejection) return fromRejection(checked.rejection);
       return answerService(sandbox, {
         op,
         params,
-        value,
+        value: checked.value,
         body,
         contentType: headers["content-type"],
         accept: headers.accept,
@@ -244,42 +238,4 @@ function credentialProblem(
       return "Authentication failed: Svc-Signature is not HMAC-SHA256 of Svc-Date followed by the exact body.";
   }
   return undefined;
-}
-
-/** A JSON body checked strictly: its media type, UTF-8, JSON, nesting, then the contract's schema. */
-function checkJson(
-  op: MockOperation,
-  contentType: string | undefined,
-  body: Buffer,
-  compiler: SchemaCompiler,
-): { value: unknown } | { rejection: Rejection } {
-  const spec = op.body;
-  if (!spec || (body.length === 0 && !spec.required)) return { value: undefined };
-  const invalid = (message: string, details?: ReturnType<typeof validationErrors>) => {
-    const status = op.errors.has(422) || !op.errors.has(400) ? 422 : 400;
-    const code = op.errors.get(status)?.[0] ?? (op.shape === "A" ? "VALIDATION" : "VALIDATION_FAILED");
-    return {
-      rejection: rejection(
-        op.shape,
-        status,
-        code,
-        message,
-        {},
-        op.shape === "A" ? (details ?? { base: [message] }) : undefined,
-      ),
-    };
-  };
-  if (body.length === 0) return invalid("The request body can't be blank.");
-  if (!isJsonMediaType(contentType)) return invalid("Content-Type must be application/json.");
-  const decoded = decodeJsonBody(body);
-  if (!decoded.ok) {
-    const why = { utf8: "is not valid UTF-8", json: "is not valid JSON", depth: "nests too deep" }[
-      decoded.problem
-    ];
-    return invalid(`The request body ${why}.`);
-  }
-  const validate = compiler.validator(spec.schemaPointer);
-  if (validate(decoded.value)) return { value: decoded.value };
-  const errors = validate.errors ?? [];
-  return invalid(summarise(errors), validationErrors(errors));
 }
