@@ -5,6 +5,7 @@
 import { createWriteStream, type WriteStream } from "node:fs";
 import { REDACTED } from "../src/redact.js";
 import { decodeJsonBody, MAX_JSON_DEPTH } from "../src/server/index.js";
+import { Vocabulary } from "../src/vocabulary.js";
 import { mediaTypeEssence } from "./redact.js";
 
 // A contract document is walked structurally.
@@ -48,66 +49,25 @@ export interface HarExchange {
   response: HarMessage;
 }
 
-/** What a recording may keep: the contract's own words, which cannot be anyone's data. */
-export interface ContractWords {
-  /** enum and const string values. */
-  values: Set<string>;
-  /** Member names (`properties`, `required`). */
-  members: Set<string>;
-  /** The literal segments of the contract's paths (`api`, `v4`, `outsource_cases`). */
-  segments: Set<string>;
-}
-
-/** The words of a contract document, collected iteratively (a `--spec` is input too). */
-export function contractWords(document: Json): ContractWords {
-  const words = new Set<string>();
-  const members = new Set<string>();
-  const segments = new Set<string>();
-  for (const template of Object.keys(document?.paths ?? {})) {
-    for (const segment of template.split("/")) if (!segment.includes("{")) segments.add(segment);
-  }
-  const stack: Json[] = [document];
-  const seen = new Set<object>();
-  while (stack.length > 0) {
-    const node = stack.pop();
-    if (node === null || typeof node !== "object" || seen.has(node)) continue;
-    seen.add(node);
-    for (const [key, value] of Object.entries<Json>(node)) {
-      if (key === "example" || key === "examples") continue;
-      if (key === "enum" && Array.isArray(value))
-        for (const v of value) if (typeof v === "string") words.add(v);
-      if (key === "const" && typeof value === "string") words.add(value);
-      if (key === "properties" && value !== null && typeof value === "object")
-        for (const name of Object.keys(value)) members.add(name);
-      if (key === "required" && Array.isArray(value))
-        for (const name of value) if (typeof name === "string") members.add(name);
-      // A parameter object: its name is the contract's word for a query or header member.
-      if (key === "name" && typeof value === "string" && typeof node.in === "string") members.add(value);
-      stack.push(value);
-    }
-  }
-  return { values: words, members, segments };
-}
-
 /** A short integer id or a UUID: the identifiers the contract's paths carry, not personal data. */
 const ID_SEGMENT =
   /^(0|[1-9][0-9]{0,11})(\.pdf)?$|^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}(\.pdf)?$/i;
 
 /** Names the contract writes are kept; any other becomes `[redacted]1`, `[redacted]2`, … in order. */
-function nameMasker(members: Set<string>): (name: string) => string {
+function nameMasker(words: Vocabulary): (name: string) => string {
   let unknown = 0;
-  return (name) => (members.has(name) ? name : `${REDACTED}${++unknown}`);
+  return (name) => (words.isName(name) ? name : `${REDACTED}${++unknown}`);
 }
 
 /** A JSON value with every string that is not a contract word redacted, and every member name it does not write. */
-function redactJson(value: unknown, words: ContractWords, depth = 0): unknown {
-  if (typeof value === "string") return words.values.has(value) ? value : REDACTED;
+function redactJson(value: unknown, words: Vocabulary, depth = 0): unknown {
+  if (typeof value === "string") return words.isValue(value) ? value : REDACTED;
   if (value === null || typeof value !== "object") return value;
   // decodeJsonBody refused anything deeper, so the recursion is bounded.
   if (depth > MAX_JSON_DEPTH) return REDACTED;
   if (Array.isArray(value)) return value.map((v) => redactJson(v, words, depth + 1));
   const out: Record<string, unknown> = Object.create(null);
-  const mask = nameMasker(words.members);
+  const mask = nameMasker(words);
   for (const [key, member] of Object.entries(value)) out[mask(key)] = redactJson(member, words, depth + 1);
   return out;
 }
@@ -118,7 +78,7 @@ const redactHeaders = (headers: [string, string][]) =>
 /** A body for the HAR: redacted JSON text, or only its media type and size. */
 function harContent(
   message: HarMessage,
-  words: ContractWords,
+  words: Vocabulary,
 ): { mimeType: string; size: number; text?: string; comment?: string } {
   const type = message.headers.find(([name]) => name.toLowerCase() === "content-type")?.[1];
   const mimeType = type === undefined ? "" : (mediaTypeEssence(type) ?? REDACTED);
@@ -134,16 +94,16 @@ function harContent(
 /** The URL with every path segment that is neither a contract word nor an id redacted, every query value, and query names the contract does not write. */
 function redactUrl(
   url: HarExchange["target"],
-  words: ContractWords,
+  words: Vocabulary,
 ): { url: string; queryString: { name: string; value: string }[] } {
   const path = url.pathname
     .split("/")
     .map((segment) => {
       const decoded = decodeURIComponentSafe(segment);
-      return segment === "" || words.segments.has(decoded) || ID_SEGMENT.test(decoded) ? segment : REDACTED;
+      return segment === "" || words.isSegment(decoded) || ID_SEGMENT.test(decoded) ? segment : REDACTED;
     })
     .join("/");
-  const mask = nameMasker(words.members);
+  const mask = nameMasker(words);
   const queryString = [...new URLSearchParams(url.query).keys()].map((name) => ({
     name: mask(name),
     value: REDACTED,
@@ -174,7 +134,7 @@ export class HarRecorder {
 
   private constructor(
     private readonly stream: WriteStream,
-    private readonly words: ContractWords,
+    private readonly words: Vocabulary,
     private readonly backlogBytes: number,
   ) {
     stream.on("error", (error) => (this.failed = error));
@@ -190,7 +150,7 @@ export class HarRecorder {
       stream.once("error", reject);
       stream.once("open", () => {
         stream.off("error", reject);
-        const recorder = new HarRecorder(stream, contractWords(document), backlogBytes);
+        const recorder = new HarRecorder(stream, new Vocabulary(document), backlogBytes);
         stream.write(
           '{"log":{"version":"1.2","creator":{"name":"idv-conformance proxy","version":"1"},"entries":[\n',
         );

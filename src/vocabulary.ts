@@ -30,10 +30,15 @@ const STRUCTURAL = ["path", "query", "header", "cookie", "Content-Type"];
 /** An array index as ajv writes it: short, so a digit-only key (a phone number) is not taken for one. */
 const INDEX = /^(0|[1-9][0-9]{0,5})$/;
 
-/** What a report may name: the contract's member, parameter and header names, and media types. */
+/**
+ * What a report or recording may name: the contract's member, parameter and header names, media
+ * types, the literal segments of its paths, and its enum and const string values.
+ */
 export class Vocabulary {
   private readonly words = new Set<string>(STRUCTURAL);
   private readonly mediaTypes = new Set<string>(COMMON_MEDIA_TYPES);
+  private readonly values = new Set<string>();
+  private readonly segments = new Set<string>();
   private collected = false;
 
   /** @param document an OpenAPI or AsyncAPI document; its names are collected when first needed */
@@ -43,6 +48,8 @@ export class Vocabulary {
   private collect(): void {
     if (this.collected) return;
     this.collected = true;
+    for (const template of Object.keys(this.document?.paths ?? {}))
+      for (const segment of template.split("/")) if (!segment.includes("{")) this.segments.add(segment);
     const stack: Json[] = [this.document];
     const seen = new Set<object>();
     while (stack.length > 0) {
@@ -67,9 +74,30 @@ export class Vocabulary {
           for (const name of value) if (typeof name === "string") this.words.add(name);
         } else if (key === "name" && typeof value === "string" && ("in" in node || node.type === "apiKey"))
           this.words.add(value);
+        else if (key === "enum" && Array.isArray(value)) {
+          for (const v of value) if (typeof v === "string") this.values.add(v);
+        } else if (key === "const" && typeof value === "string") this.values.add(value);
         stack.push(value);
       }
     }
+  }
+
+  /** Whether the contract writes this member, parameter or header name. */
+  isName(name: string): boolean {
+    this.collect();
+    return this.words.has(name);
+  }
+
+  /** Whether the contract writes this string as an enum or const value. */
+  isValue(value: string): boolean {
+    this.collect();
+    return this.values.has(value);
+  }
+
+  /** Whether this is a literal segment of one of the contract's paths (`api`, `outsource_cases`). */
+  isSegment(segment: string): boolean {
+    this.collect();
+    return this.segments.has(segment);
   }
 
   /** A JSON pointer with every token the contract does not write (nor an array index) redacted. */
