@@ -1,9 +1,11 @@
-// npm run build:conformance: generate generated/conformance-validators.js, the conformance suite's
-// validators as ajv standalone code, so that the CLI starts without ajv's compiler.
-// `--check` fails instead of writing when the committed file is stale.
+// npm run build:conformance: generate the validators as ajv standalone code, so that what users run
+// starts without ajv's compiler: generated/conformance-validators.js for the conformance suite, and
+// generated/webhook-validators.ts for the webhook helpers (compiled into the package with them).
+// `--check` fails instead of writing when a committed file is stale.
 import { readFileSync } from "node:fs";
 import standaloneCode from "ajv/dist/standalone/index.js";
 import { ContractModel, type Json } from "../conformance/contract-model.js";
+import { webhookChannels } from "../generated/webhook-events.js";
 import { contractDigest } from "../conformance/precompiled.js";
 import { createSchemaValidator } from "../src/schema-validator.js";
 import { commentHeader } from "./lib/generated-header.js";
@@ -12,6 +14,8 @@ import { writeOrCheck } from "./lib/write-generated.js";
 
 const OUT = "generated/conformance-validators.js";
 const SOURCE = "generated/openapi.json";
+const WEBHOOK_OUT = "generated/webhook-validators.ts";
+const WEBHOOK_SOURCE = "generated/asyncapi.json";
 
 /** The module text: one standalone validator per schema pointer the checks use, and the contract's digest. */
 export function buildValidatorsModule(document: Json): string {
@@ -39,10 +43,58 @@ ${table}
 `;
 }
 
+/** Every schema the webhook helpers validate: each known event's payload and headers. */
+function webhookPointers(): string[] {
+  const pointers: string[] = [];
+  for (const channel of Object.values(webhookChannels))
+    for (const schemas of Object.values(channel.events) as { payload: string; headers?: string }[]) {
+      pointers.push(schemas.payload);
+      if (schemas.headers) pointers.push(schemas.headers);
+    }
+  return pointers;
+}
+
+/**
+ * The webhook helpers' validators as a TypeScript module (tsc compiles it into the package beside
+ * the helpers): one standalone validator per schema of generated/webhook-events.ts, by pointer.
+ */
+export function buildWebhookValidatorsModule(document: Json): string {
+  const ajv = createSchemaValidator();
+  ajv.opts.code.source = true;
+  ajv.opts.code.esm = true;
+  ajv.addSchema(document, "asyncapi.json", undefined, false);
+  const pointers = webhookPointers();
+  const exports: Record<string, string> = {};
+  pointers.forEach((pointer, i) => {
+    ajv.addSchema({ $ref: `asyncapi.json#${pointer}` }, `w${i}`);
+    exports[`w${i}`] = `w${i}`;
+  });
+  const code = standaloneCode
+    .default(ajv, exports)
+    .replace(/^"use strict";/, "")
+    // Only the table below is the module's interface.
+    .replace(/\bexport const (w\d+) = /g, "const $1 = ");
+  const table = pointers.map((pointer, i) => `  ${JSON.stringify(pointer)}: w${i},`).join("\n");
+  return `${commentHeader("//", WEBHOOK_SOURCE, "npm run build:conformance")}// @ts-nocheck: ajv's standalone code is JavaScript; the table's type is what callers see.
+import type { ValidateFunction } from "ajv";
+import { createRequire } from "node:module";
+const require = createRequire(import.meta.url);
+${code}
+/** The validator of each webhook schema, by its pointer into generated/asyncapi.json. */
+export const validators: Record<string, ValidateFunction> = {
+${table}
+};
+`;
+}
+
 function main(): void {
   const document = JSON.parse(readFileSync(fromRoot(SOURCE), "utf8"));
+  const asyncapi = JSON.parse(readFileSync(fromRoot(WEBHOOK_SOURCE), "utf8"));
   const stale = writeOrCheck(
-    [[OUT, buildValidatorsModule(document)]],
+    [
+      [OUT, buildValidatorsModule(document)],
+      [WEBHOOK_OUT, buildWebhookValidatorsModule(asyncapi)],
+    ],
     process.argv.includes("--check"),
     "npm run build:conformance",
   );
