@@ -3,12 +3,13 @@
 // cold and warm, verdict agreement with every disagreement listed, time to first verdict paired with a bare
 // node, and memory on large NDJSON and HAR files. Writes its section of docs/benchmarks.md.
 import { spawn, spawnSync } from "node:child_process";
-import { createWriteStream, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { createWriteStream, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { buildValidatorsModule } from "../scripts/build-conformance.js";
 import { median, writeBenchSection } from "../scripts/lib/benchmarks-md.js";
 import { fromRoot } from "../scripts/lib/paths.js";
+import { compileForBench } from "./compile.js";
 import { buildIndependentCorpus, type IndependentEntry } from "./corpus-independent.js";
 
 const CORPUS_SIZE = Number(process.env.CONFORMANCE_BENCH_SIZE ?? 10_000);
@@ -22,28 +23,10 @@ const log = (message: string) => process.stderr.write(`bench:conformance ${messa
 
 /** Compile the conformance sources with the project's tsc settings, as `dist/` will hold them. */
 function compile(dir: string): string {
-  const out = join(dir, "dist");
-  writeFileSync(
-    join(dir, "tsconfig.json"),
-    JSON.stringify({
-      extends: fromRoot("tsconfig.json"),
-      compilerOptions: {
-        noEmit: false,
-        outDir: out,
-        rootDir: fromRoot(),
-        typeRoots: [fromRoot("node_modules/@types")],
-        types: ["node"],
-      },
-      include: [fromRoot("conformance/**/*.ts"), fromRoot("bench/conformance-child.ts")],
-    }),
-  );
-  // The compiled files resolve packages and their module type from here.
-  symlinkSync(fromRoot("node_modules"), join(dir, "node_modules"));
-  writeFileSync(join(dir, "package.json"), '{"type":"module"}\n');
-  const tsc = spawnSync(fromRoot("node_modules/.bin/tsc"), ["-p", join(dir, "tsconfig.json")], {
-    encoding: "utf8",
+  const { out, problems } = compileForBench(dir, {
+    include: [fromRoot("conformance/**/*.ts"), fromRoot("bench/conformance-child.ts")],
   });
-  if (tsc.status !== 0) log(`tsc reported type errors (output still emitted):\n${tsc.stdout}`);
+  if (problems) log(`tsc reported type errors (output still emitted):\n${problems}`);
   // tsc copies imported JSON but not JavaScript: the build-time validators are written beside it, fresh
   // from the contract being measured, as \`npm run build:conformance\` would write them.
   writeFileSync(join(out, "generated/conformance-validators.js"), buildValidatorsModule(spec));

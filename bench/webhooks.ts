@@ -8,13 +8,14 @@
 // each lookup compared against all of them (quadratic: a million would take hours).
 //   npm run bench:webhooks [-- --ids 1000000 --before-ids 10000 --rounds 3 --id-bytes 16384]
 import { spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import ts from "typescript";
 import { median, writeBenchSection } from "../scripts/lib/benchmarks-md.js";
 import { fromRoot } from "../scripts/lib/paths.js";
+import { compileForBench } from "./compile.js";
 
 /** The last commit with the deduper as it was: keys as sent, eviction by iterating the Map. */
 const BEFORE = "706f991d40d71d4cbb5d2784382affa62322ae9b";
@@ -34,22 +35,12 @@ const log = (line: string) => process.stderr.write(`${line}\n`);
 
 /** Compile the helpers as they are, the child, and the deduper as it was; return the module paths. */
 function compile(dir: string): { child: string; after: string; before: string } {
-  const out = join(dir, "dist");
-  writeFileSync(
-    join(dir, "tsconfig.json"),
-    JSON.stringify({
-      extends: fromRoot("tsconfig.json"),
-      compilerOptions: { noEmit: false, rootDir: fromRoot(), outDir: out },
-      include: [],
-      files: [fromRoot("src/webhooks/index.ts"), fromRoot("bench/webhooks-child.ts")],
-    }),
+  const { out, problems } = compileForBench(
+    dir,
+    { files: [fromRoot("src/webhooks/index.ts"), fromRoot("bench/webhooks-child.ts")] },
+    { noCheck: true },
   );
-  symlinkSync(fromRoot("node_modules"), join(dir, "node_modules"));
-  writeFileSync(join(dir, "package.json"), '{"type":"module"}\n');
-  const tsc = spawnSync(fromRoot("node_modules/.bin/tsc"), ["-p", join(dir, "tsconfig.json"), "--noCheck"], {
-    encoding: "utf8",
-  });
-  if (tsc.status !== 0) throw new Error(`tsc failed:\n${tsc.stdout}${tsc.stderr}`);
+  if (problems) throw new Error(`tsc failed:\n${problems}`);
   // The old deduper imports only node:crypto (and a type): transpiled on its own, it runs as it was.
   const old = spawnSync("git", ["show", `${BEFORE}:src/webhooks/dedupe.ts`], {
     cwd: fromRoot(),
