@@ -357,6 +357,11 @@ export class BiometricLifecycle {
     this.ctx.changed();
   }
 
+  /** Cancel every timer of a verification (it was forgotten, or it moved on). */
+  forgetTimers(id: string): void {
+    this.cancelTimers(id);
+  }
+
   private cancelTimers(id: string): void {
     for (const kind of Object.values(TIMERS)) this.ctx.cancel(kind, id);
   }

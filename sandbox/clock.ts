@@ -23,14 +23,24 @@ export interface ClockOptions {
   log?: (line: string) => void;
 }
 
+/**
+ * The latest virtual time the clock reaches. Every record and event writes its times as ISO-8601 with
+ * a four-digit year, and a Date past 275760 throws: advances that would pass this are refused.
+ */
+export const MAX_VIRTUAL_TIME = Date.UTC(9999, 0, 1);
+
 /** The longest real wait setTimeout accepts (about 24.8 days). */
 const MAX_REAL_WAIT = 2 ** 31 - 1;
 
 export class VirtualClock {
   private offset = 0;
   private nextId = 1;
-  /** Pending timers, sorted by `at` then `id`. */
+  /** Pending timers, sorted by `at` then `id`; cancelled ones stay until they reach the head or a compaction. */
   private timers: Timer[] = [];
+  /** Live timers by kind and ref, so that a cancel costs no scan of every timer. */
+  private readonly byKey = new Map<string, Set<Timer>>();
+  /** Timers cancelled but still in `timers`. */
+  private readonly cancelled = new Set<Timer>();
   private real: NodeJS.Timeout | undefined;
   private running = false;
   private stopped = false;
@@ -75,6 +85,7 @@ export class VirtualClock {
       else hi = mid;
     }
     this.timers.splice(lo, 0, timer);
+    this.index(timer);
     this.arm();
     return timer.id;
   }
@@ -86,17 +97,28 @@ export class VirtualClock {
 
   /** Cancel every pending timer of a kind and ref. */
   cancel(kind: string, ref: string): void {
-    this.timers = this.timers.filter((t) => t.kind !== kind || t.ref !== ref);
+    const key = `${kind}\n${ref}`;
+    const timers = this.byKey.get(key);
+    if (!timers) return;
+    this.byKey.delete(key);
+    for (const t of timers) this.cancelled.add(t);
+    // Cancelled timers are dropped in bulk once they are half the list: memory stays within twice the live ones.
+    if (this.cancelled.size > 1024 && this.cancelled.size * 2 > this.timers.length) {
+      this.timers = this.timers.filter((t) => !this.cancelled.has(t));
+      this.cancelled.clear();
+    }
   }
 
   /** The pending timers, in order (for saving and inspection). */
   pending(): readonly Timer[] {
-    return this.timers;
+    return this.cancelled.size === 0 ? this.timers : this.timers.filter((t) => !this.cancelled.has(t));
   }
 
   /** Move the clock forward and run every timer that falls due, in order. */
   advance(ms: number): void {
     if (!(ms >= 0)) throw new RangeError("the clock only moves forward");
+    if (this.now() + ms > MAX_VIRTUAL_TIME)
+      throw new RangeError("the clock cannot move past 9999-01-01T00:00:00Z");
     this.offset += ms;
     this.run();
   }
@@ -105,7 +127,13 @@ export class VirtualClock {
   restore(offset: number, timers: readonly Timer[]): void {
     this.offset = offset;
     this.timers = [...timers].sort((a, b) => a.at - b.at || a.id - b.id);
-    this.nextId = Math.max(this.nextId, ...this.timers.map((t) => t.id + 1));
+    this.byKey.clear();
+    this.cancelled.clear();
+    // A loop, not Math.max(...ids): a spread of many timers overflows the call stack.
+    for (const t of this.timers) {
+      this.index(t);
+      if (t.id >= this.nextId) this.nextId = t.id + 1;
+    }
     this.arm();
   }
 
@@ -124,6 +152,8 @@ export class VirtualClock {
       let fired = 0;
       while (this.timers.length > 0 && (this.timers[0] as Timer).at <= this.now()) {
         const timer = this.timers.shift() as Timer;
+        if (this.cancelled.delete(timer)) continue;
+        this.unindex(timer);
         if (++fired > this.maxFiredPerRun) throw new Error("too many timers fell due at once");
         this.handler(timer);
       }
@@ -143,11 +173,26 @@ export class VirtualClock {
     }
   }
 
+  private index(timer: Timer): void {
+    const key = `${timer.kind}\n${timer.ref}`;
+    const timers = this.byKey.get(key);
+    if (timers) timers.add(timer);
+    else this.byKey.set(key, new Set([timer]));
+  }
+
+  private unindex(timer: Timer): void {
+    const key = `${timer.kind}\n${timer.ref}`;
+    const timers = this.byKey.get(key);
+    timers?.delete(timer);
+    if (timers?.size === 0) this.byKey.delete(key);
+  }
+
   /** Arm one real timeout for the earliest pending timer. */
   private arm(): void {
     if (this.running || this.stopped) return;
     if (this.real) clearTimeout(this.real);
     this.real = undefined;
+    while (this.timers[0] && this.cancelled.delete(this.timers[0])) this.timers.shift();
     const first = this.timers[0];
     if (!first) return;
     const wait = Math.min(Math.max(first.at - this.now(), 0), MAX_REAL_WAIT);

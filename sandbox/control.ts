@@ -141,7 +141,13 @@ export async function answerControl(
       } catch (e) {
         return invalidMember("/duration", (e as Error).message);
       }
-      sandbox.advance(ms);
+      try {
+        sandbox.advance(ms);
+      } catch (e) {
+        // Past the last date a record can write: refused, the clock where it was.
+        if (e instanceof RangeError) return invalidMember("/duration", e.message);
+        throw e;
+      }
       return clock();
     }
     case "listReceivers":

@@ -88,6 +88,8 @@ export interface DeliveryOptions {
   timeoutMs?: number;
   /** Called after any change worth saving. */
   changed?: () => void;
+  /** Deliveries kept at most (10,000 by default). */
+  maxKept?: number;
   /** Called with each delivery as it is made (tests record them for the conformance checker). */
   observe?: (delivery: Delivery, receiver: Receiver) => void;
 }
@@ -109,16 +111,26 @@ export const MAX_RECEIVERS = 100;
 export class DeliveryQueue {
   readonly receivers = new Map<string, Receiver>();
   readonly deliveries = new Map<string, Delivery>();
-  private readonly waiting = new Map<string, Delivery[]>();
+  /** Deliveries due per receiver, in order; a Set, so that a forgotten one leaves it at once. */
+  private readonly waiting = new Map<string, Set<Delivery>>();
   private readonly inFlight = new Map<string, number>();
   /** Receiver and subject pairs with an attempt in flight. */
   private readonly busy = new Set<string>();
   private readonly controllers = new Set<AbortController>();
   private readonly timeoutMs: number;
+  private readonly maxKept: number;
   private closed = false;
 
   constructor(private readonly options: DeliveryOptions) {
     this.timeoutMs = options.timeoutMs ?? 10_000;
+    this.maxKept = options.maxKept ?? MAX_KEPT;
+  }
+
+  /** Deliveries due and waiting for a free attempt, all receivers together. */
+  get waitingCount(): number {
+    let n = 0;
+    for (const queue of this.waiting.values()) n += queue.size;
+    return n;
   }
 
   /** Register a receiver. */
@@ -222,8 +234,8 @@ export class DeliveryQueue {
   due(deliveryId: string): void {
     const delivery = this.deliveries.get(deliveryId);
     if (!delivery || delivery.status !== "pending") return;
-    const queue = this.waiting.get(delivery.receiver_id) ?? [];
-    queue.push(delivery);
+    const queue = this.waiting.get(delivery.receiver_id) ?? new Set<Delivery>();
+    queue.add(delivery);
     this.waiting.set(delivery.receiver_id, queue);
     this.pump(delivery.receiver_id);
   }
@@ -232,6 +244,7 @@ export class DeliveryQueue {
   restore(receivers: Receiver[], deliveries: Delivery[]): void {
     for (const r of receivers) this.receivers.set(r.id, r);
     for (const d of deliveries) this.deliveries.set(d.id, d);
+    this.trim();
   }
 
   /** Abort attempts in flight and stop sending. */
@@ -252,30 +265,42 @@ export class DeliveryQueue {
 
   private trim(): void {
     // The oldest first, pending or not: memory stays bounded even when a receiver never answers.
-    while (this.deliveries.size > MAX_KEPT) {
-      const oldest = this.deliveries.keys().next().value;
+    // A forgotten delivery leaves its receiver's queue and the clock too, or they would grow without bound.
+    while (this.deliveries.size > this.maxKept) {
+      const oldest = this.deliveries.values().next().value;
       if (oldest === undefined) break;
-      this.deliveries.delete(oldest);
+      this.deliveries.delete(oldest.id);
+      this.waiting.get(oldest.receiver_id)?.delete(oldest);
+      this.options.clock.cancel("delivery", oldest.id);
     }
   }
 
   private pump(receiverId: string): void {
     const queue = this.waiting.get(receiverId);
-    while (queue && queue.length > 0 && (this.inFlight.get(receiverId) ?? 0) < PER_RECEIVER) {
+    while (queue && queue.size > 0 && (this.inFlight.get(receiverId) ?? 0) < PER_RECEIVER) {
       // Events about one record go one at a time, in order: a receiver sees created before completed.
-      const index = queue.findIndex((d) => !this.busy.has(`${receiverId}\n${d.subject}`));
-      if (index < 0) break;
-      const [delivery] = queue.splice(index, 1) as [Delivery];
-      const subjectKey = `${receiverId}\n${delivery.subject}`;
+      let delivery: Delivery | undefined;
+      for (const d of queue) {
+        if (this.busy.has(`${receiverId}\n${d.subject}`)) continue;
+        delivery = d;
+        break;
+      }
+      if (!delivery) break;
+      const chosen = delivery;
+      queue.delete(chosen);
+      const subjectKey = `${receiverId}\n${chosen.subject}`;
       this.busy.add(subjectKey);
       this.inFlight.set(receiverId, (this.inFlight.get(receiverId) ?? 0) + 1);
-      void this.attempt(delivery).finally(() => {
-        this.busy.delete(subjectKey);
-        this.inFlight.set(receiverId, (this.inFlight.get(receiverId) ?? 1) - 1);
-        this.pump(receiverId);
-      });
+      void this.attempt(chosen)
+        // Off the request path, a rejection would be unhandled and end the process: the delivery fails instead.
+        .catch(() => this.finish(chosen, "failed"))
+        .finally(() => {
+          this.busy.delete(subjectKey);
+          this.inFlight.set(receiverId, (this.inFlight.get(receiverId) ?? 1) - 1);
+          this.pump(receiverId);
+        });
     }
-    if (queue && queue.length === 0) this.waiting.delete(receiverId);
+    if (queue && queue.size === 0) this.waiting.delete(receiverId);
   }
 
   private async attempt(delivery: Delivery): Promise<void> {

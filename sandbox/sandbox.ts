@@ -25,6 +25,8 @@ export interface SandboxOptions {
   observeDelivery?: (delivery: Delivery, receiver: Receiver) => void;
   /** Told when something worth saving changed. */
   changed?: () => void;
+  /** Records kept at most (MAX_RECORDS by default; tests make it small). */
+  maxRecords?: number;
   /** Told when a delivery the sandbox built breaks the AsyncAPI contract (a sandbox defect). */
   contractViolation?: (what: string) => void;
 }
@@ -100,10 +102,13 @@ export class Sandbox {
     map.set(key, value);
     this.kept.push({ map: map as Map<unknown, unknown>, key, bytes });
     this.keptBytes += bytes;
-    while (this.kept.length - this.keptHead > MAX_RECORDS || this.keptBytes > MAX_RECORD_BYTES) {
+    const maxRecords = this.options.maxRecords ?? MAX_RECORDS;
+    while (this.kept.length - this.keptHead > maxRecords || this.keptBytes > MAX_RECORD_BYTES) {
       const old = this.kept[this.keptHead++];
       if (!old) break;
       old.map.delete(old.key);
+      // A forgotten verification's timers go with it: the clock holds no more than the records do.
+      if (old.map === this.biometric.records) this.biometric.forgetTimers(String(old.key));
       this.keptBytes -= old.bytes;
     }
     // Drop the forgotten entries' slots now and then, not on every record.

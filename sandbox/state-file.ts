@@ -2,12 +2,28 @@
 // Written atomically (a temporary file beside it, flushed, then renamed over it) with a digest of its
 // contents, so that a torn or edited file is refused with a clear message, never silently emptied.
 import { createHash } from "node:crypto";
-import { closeSync, fsyncSync, openSync, readFileSync, renameSync, unlinkSync, writeSync } from "node:fs";
+import {
+  closeSync,
+  fstatSync,
+  fsyncSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  unlinkSync,
+  writeSync,
+} from "node:fs";
 import type { BiometricRecord } from "./biometric.js";
 import type { Timer } from "./clock.js";
 import type { Delivery, Receiver } from "./deliveries.js";
 import type { KybRecord, ManualRecord, PepRecord, PropertyRecord } from "./products.js";
 import type { Sandbox, WorkflowCase } from "./sandbox.js";
+import { stateProblem } from "./state-shape.js";
+
+/**
+ * The largest state file read: the sandbox's own budgets (64 MiB of request bytes, 10,000
+ * deliveries, their timers) write far less; a larger file is not one it wrote, and is refused unread.
+ */
+export const MAX_STATE_FILE_BYTES = 256 * 1024 * 1024;
 
 const FORMAT = "idv-sandbox-state";
 const VERSION = 1;
@@ -87,12 +103,28 @@ export function writeState(file: string, sandbox: Sandbox): void {
 /** Read a state file; undefined when it does not exist; a StateFileError when it is torn or not one. */
 export function readState(file: string): StateData | undefined {
   let text: string;
+  let fd: number;
   try {
-    text = readFileSync(file, "utf8");
+    fd = openSync(file, "r");
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
     throw new StateFileError(file, "cannot be read");
   }
+  try {
+    // Measured on the descriptor that is read, so the file cannot grow between the check and the read.
+    const stat = fstatSync(fd);
+    if (!stat.isFile()) throw new StateFileError(file, "is not a regular file");
+    if (stat.size > MAX_STATE_FILE_BYTES)
+      throw new StateFileError(file, `is larger than ${MAX_STATE_FILE_BYTES / 1024 / 1024} MiB`);
+    text = readFileSync(fd, "utf8");
+  } catch (error) {
+    if (error instanceof StateFileError) throw error;
+    throw new StateFileError(file, "cannot be read");
+  } finally {
+    closeSync(fd);
+  }
+  if (text.length > MAX_STATE_FILE_BYTES)
+    throw new StateFileError(file, `is larger than ${MAX_STATE_FILE_BYTES / 1024 / 1024} MiB`);
   const newline = text.indexOf("\n");
   let header: Json;
   try {
@@ -109,11 +141,15 @@ export function readState(file: string): StateData | undefined {
       file,
       "is torn or was edited (its contents do not match the digest in its header)",
     );
+  let state: unknown;
   try {
-    return JSON.parse(data) as StateData;
+    state = JSON.parse(data);
   } catch {
     throw new StateFileError(file, "is torn (its contents are not JSON)");
   }
+  const problem = stateProblem(state);
+  if (problem) throw new StateFileError(file, `holds state the sandbox cannot restore (at ${problem})`);
+  return state as StateData;
 }
 
 /** Put saved state back into a fresh sandbox. */

@@ -1,0 +1,103 @@
+// The shape a --state file's contents must have before any of it is restored. The digest only proves
+// the file is whole, not that the sandbox wrote it: anyone can write a file with a right digest, so
+// every member the restore and the delivery queue rely on is checked first, without recursion into
+// records, and a file that fails is refused as a whole, naming where (never a value).
+import { jsonDepth } from "../src/server/index.js";
+import { MAX_VIRTUAL_TIME } from "./clock.js";
+import { receiverUrl } from "./control.js";
+import { MAX_RECEIVERS } from "./deliveries.js";
+
+// Saved state is JSON of the sandbox's own making, checked member by member here.
+type Json = any;
+
+/** Nesting the sandbox's records never come near (its deepest response nests about a dozen levels). */
+const MAX_STATE_DEPTH = 64;
+
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === "object" && v !== null && !Array.isArray(v);
+const isString = (v: unknown): v is string => typeof v === "string";
+const isTime = (v: unknown): v is number =>
+  typeof v === "number" && Number.isFinite(v) && Math.abs(v) <= MAX_VIRTUAL_TIME;
+
+/** Where an array's first bad item is (its pointer), or undefined when every item passes. */
+function firstBad(data: Json, member: string, ok: (item: Json) => boolean): string | undefined {
+  const list = data[member];
+  if (!Array.isArray(list)) return `/${member}`;
+  const index = list.findIndex((item) => !ok(item));
+  return index < 0 ? undefined : `/${member}/${index}`;
+}
+
+const BIOMETRIC_STATES = new Set(["created", "pending", "completed", "archived", "error"]);
+const DELIVERY_STATUSES = new Set(["pending", "delivered", "failed"]);
+
+const timer = (t: Json) =>
+  isObject(t) && Number.isSafeInteger(t.id) && isTime(t.at) && isString(t.kind) && isString(t.ref);
+
+const biometric = (r: Json) =>
+  isObject(r) &&
+  isString(r.transaction_id) &&
+  BIOMETRIC_STATES.has(r.state as string) &&
+  Array.isArray(r.events);
+
+const manual = (r: Json) => isObject(r) && isString(r.transaction_id);
+
+const keyed = (entry: Json) =>
+  Array.isArray(entry) && entry.length === 2 && Number.isSafeInteger(entry[0]) && isObject(entry[1]);
+
+const auth = (a: Json) =>
+  a === undefined ||
+  (isObject(a) &&
+    ((a.scheme === "bearer" && isString(a.token) && /^[\x21-\x7e]+$/.test(a.token)) ||
+      (a.scheme === "basic" && isString(a.username) && isString(a.password))));
+
+function receiver(r: Json): boolean {
+  if (!isObject(r) || !isString(r.id) || !isString(r.url) || !isString(r.created_at)) return false;
+  if (r.kind !== "events" && r.kind !== "workflow") return false;
+  try {
+    receiverUrl(r.url);
+  } catch {
+    return false;
+  }
+  return auth(r.auth);
+}
+
+const delivery = (d: Json) =>
+  isObject(d) &&
+  isString(d.id) &&
+  isString(d.receiver_id) &&
+  isString(d.channel) &&
+  isString(d.event) &&
+  isString(d.subject) &&
+  isString(d.created_at) &&
+  isString(d.body) &&
+  DELIVERY_STATUSES.has(d.status as string) &&
+  Array.isArray(d.attempts) &&
+  (d.next_attempt_at === null || isTime(d.next_attempt_at)) &&
+  isObject(d.headers) &&
+  Object.values(d.headers).every(isString) &&
+  (d.replay_of === undefined || isString(d.replay_of));
+
+/** The pointer of the first member of saved state the sandbox cannot restore, or undefined when it can. */
+export function stateProblem(data: unknown): string | undefined {
+  if (!isObject(data)) return "/";
+  // Measured without recursion, before anything recursive (JSON.stringify of a record) walks it.
+  if (jsonDepth(data, MAX_STATE_DEPTH + 1) > MAX_STATE_DEPTH) return "/ (nested too deep)";
+  const offset = data.clock_offset_ms;
+  if (typeof offset !== "number" || !(offset >= 0) || Date.now() + offset > MAX_VIRTUAL_TIME)
+    return "/clock_offset_ms";
+  const ids = (e: Json) => Array.isArray(e) && e.length === 2 && isString(e[0]) && Number.isSafeInteger(e[1]);
+  const problem =
+    firstBad(data, "timers", timer) ??
+    firstBad(data, "ids", ids) ??
+    firstBad(data, "biometric", biometric) ??
+    firstBad(data, "manual", manual) ??
+    ["pep", "fraud", "property", "kyb", "edd", "workflow"].reduce<string | undefined>(
+      (found, member) => found ?? firstBad(data, member, keyed),
+      undefined,
+    ) ??
+    firstBad(data, "receivers", receiver) ??
+    firstBad(data, "deliveries", delivery);
+  if (problem) return problem;
+  if ((data.receivers as unknown[]).length > MAX_RECEIVERS) return "/receivers";
+  return undefined;
+}

@@ -1,0 +1,197 @@
+// What a hostile client, receiver or state file can do to the sandbox, class by class: drive the
+// clock past what a date can say, flood a receiver that never answers, make records faster than
+// they are forgotten, or hand it a state file whose digest is right and whose contents are not.
+import { createHash } from "node:crypto";
+import { mkdtempSync, truncateSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import fc from "fast-check";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { VirtualClock } from "../../sandbox/clock.js";
+import { DeliveryQueue } from "../../sandbox/deliveries.js";
+import { MAX_ADVANCE_MS } from "../../sandbox/duration.js";
+import { startSandbox } from "../../sandbox/start.js";
+import { StateFileError } from "../../sandbox/state-file.js";
+import { assertPrototypesUntouched, hostileJsonValue, prototypeSnapshot } from "../support/hostile.js";
+import { CREDENTIALS, startRecorder, startTestSandbox } from "../support/sandbox.js";
+
+const snapshot = prototypeSnapshot();
+const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
+
+describe("the clock pushed as far as it goes", () => {
+  let sbx: Awaited<ReturnType<typeof startTestSandbox>>;
+  let receiver: Awaited<ReturnType<typeof startRecorder>>;
+  beforeAll(async () => {
+    receiver = await startRecorder();
+    sbx = await startTestSandbox({ webhookUrl: `${receiver.url}/hook` });
+  });
+  afterAll(async () => {
+    await sbx.running.close();
+    await receiver.close();
+  });
+
+  it("refuses an advance past the last date it can write, and keeps answering", async () => {
+    const post = (duration: string) =>
+      fetch(`${sbx.running.url}/_sandbox/clock/advance`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ duration }),
+      });
+    // The longest advance the control API takes, repeated: what a loop of requests does, without the requests.
+    for (let i = 0; i < 30_000; i++) {
+      try {
+        sbx.running.sandbox.advance(MAX_ADVANCE_MS);
+      } catch {
+        break;
+      }
+    }
+    for (let i = 0; i < 3; i++) {
+      const res = await post("P3650D");
+      expect(res.status).toBeLessThan(500);
+      if (res.status !== 200)
+        expect((await res.json()).message).toMatch(/^Invalid request body: \/duration: /);
+      else await res.arrayBuffer();
+    }
+    const clock = await fetch(`${sbx.running.url}/_sandbox/clock`);
+    expect(clock.status).toBe(200);
+    expect((await clock.json()).now).toMatch(ISO);
+    // A record and its delivery at the end of time: answered, and the process lives.
+    const sent = await sbx.client.POST("/api/v2/send_text", {
+      body: { reference: "end-of-time sandbox-pass" },
+    });
+    expect(sent.response.status).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    assertPrototypesUntouched(snapshot);
+  });
+});
+
+describe("a receiver that never answers", () => {
+  it("holds no more deliveries, waiting or timed, than the queue keeps", async () => {
+    const stuck = await startRecorder(() => "hang");
+    const clock = new VirtualClock();
+    const queue = new DeliveryQueue({ clock, timeoutMs: 60_000, maxKept: 10 });
+    clock.onTimer((t) => queue.due(t.ref));
+    try {
+      queue.addReceiver(`${stuck.url}/hook`, "events");
+      // Four attempts hang in flight; every other delivery waits its turn, and most are forgotten.
+      for (let i = 0; i < 200; i++) {
+        queue.emit("events", "biometricWebhook", "created", `tx-${i}`, "{}");
+        clock.run();
+      }
+      expect(queue.deliveries.size).toBeLessThanOrEqual(10);
+      expect(queue.waitingCount).toBeLessThanOrEqual(10);
+      expect(clock.pending().length).toBeLessThanOrEqual(10);
+    } finally {
+      queue.close();
+      clock.stop();
+      await stuck.close();
+    }
+  });
+});
+
+describe("records made faster than they are forgotten", () => {
+  it("leave no timers behind once forgotten", async () => {
+    const sbx = await startTestSandbox({ maxRecords: 20 });
+    try {
+      for (let i = 0; i < 60; i++) {
+        const { response } = await sbx.client.POST("/api/v2/send_text", {
+          body: { reference: `r-${i} sandbox-pending-error` },
+        });
+        expect(response.status).toBe(200);
+      }
+      const refs = new Set(sbx.running.sandbox.clock.pending().map((t) => t.ref));
+      const kept = new Set(sbx.running.sandbox.biometric.records.keys());
+      const deliveries = new Set(sbx.running.sandbox.queue.deliveries.keys());
+      expect([...refs].filter((ref) => !kept.has(ref) && !deliveries.has(ref))).toEqual([]);
+    } finally {
+      await sbx.running.close();
+    }
+  });
+});
+
+describe("a state file with a right digest and hostile contents", () => {
+  const dir = mkdtempSync(join(tmpdir(), "sbx-hostile-state-"));
+  const digest = (text: string) => createHash("sha256").update(text).digest("hex");
+  const write = (file: string, state: unknown) => {
+    const data = JSON.stringify(state) ?? "null";
+    writeFileSync(
+      file,
+      `${JSON.stringify({ format: "idv-sandbox-state", version: 1, sha256: digest(data) })}\n${data}\n`,
+    );
+  };
+  let genuine: Record<string, unknown>;
+
+  beforeAll(async () => {
+    // A genuine state to spoil: a record with its timers, a receiver with credentials, a delivery.
+    const file = join(dir, "genuine.json");
+    const sbx = await startTestSandbox({
+      stateFile: file,
+      webhookUrl: "http://127.0.0.1:9/hook",
+      webhookAuth: { scheme: "bearer", token: "t" },
+    });
+    await sbx.client.POST("/api/v2/send_text", { body: { reference: "genuine sandbox-pending-error" } });
+    await sbx.running.close();
+    const text = (await import("node:fs")).readFileSync(file, "utf8");
+    genuine = JSON.parse(text.slice(text.indexOf("\n") + 1));
+  });
+
+  it("starts and answers, or is refused with one StateFileError; nothing is poisoned", async () => {
+    let n = 0;
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom(...Object.keys(genuine)),
+        fc.constantFrom("member", "first item", "first item's member"),
+        fc.constantFrom("id", "at", "kind", "ref", "url", "auth", "headers", "attempts", "state", "0", "1"),
+        hostileJsonValue(3),
+        async (member, where, inner, value) => {
+          const state = structuredClone(genuine) as Record<string, unknown>;
+          const list = state[member];
+          if (where === "member" || !Array.isArray(list) || list.length === 0) state[member] = value;
+          else if (where === "first item") list[0] = value;
+          else if (list[0] !== null && typeof list[0] === "object")
+            Object.defineProperty(list[0], inner, { value, enumerable: true, writable: true });
+          const file = join(dir, `hostile-${n++}.json`);
+          write(file, state);
+          let running: Awaited<ReturnType<typeof startSandbox>> | undefined;
+          try {
+            running = await startSandbox({
+              port: 0,
+              credentials: CREDENTIALS,
+              stateFile: file,
+              log: () => {},
+            });
+          } catch (error) {
+            expect(error).toBeInstanceOf(StateFileError);
+            expect((error as Error).message).not.toMatch(/CANARY|canary@/);
+            return;
+          }
+          try {
+            for (const path of ["/_sandbox/clock", "/_sandbox/deliveries", "/_sandbox/receivers"]) {
+              const res = await fetch(`${running.url}${path}`);
+              await res.arrayBuffer();
+              expect(res.status, path).toBe(200);
+            }
+            const advance = await fetch(`${running.url}/_sandbox/clock/advance`, {
+              method: "POST",
+              headers: { "content-type": "application/json" },
+              body: '{"duration":"P8D"}',
+            });
+            await advance.arrayBuffer();
+            expect(advance.status).toBe(200);
+          } finally {
+            await running.close();
+          }
+          assertPrototypesUntouched(snapshot);
+        },
+      ),
+      { numRuns: 60 },
+    );
+  });
+
+  it("refuses a file larger than any the sandbox writes, unread", async () => {
+    const file = join(dir, "huge.json");
+    writeFileSync(file, "");
+    truncateSync(file, 300 * 1024 * 1024);
+    await expect(startSandbox({ port: 0, stateFile: file })).rejects.toThrow(/larger than 256 MiB/);
+  });
+});
