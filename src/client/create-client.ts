@@ -10,7 +10,7 @@ import { hmacSigning, type SignatureEncoding, type Signer } from "./signer.js";
 import { SigningRequest } from "./signing-request.js";
 import type { StrictClient } from "./strict-methods.js";
 import { createTransport, type Fetch } from "./transport.js";
-import { settle } from "./settle.js";
+import { bounded, settle } from "./settle.js";
 
 export interface ClientOptions extends Omit<FetchClientOptions, "baseUrl" | "fetch"> {
   /** The service's base URL, such as https://idv.example.com. */
@@ -31,6 +31,8 @@ export interface ClientOptions extends Omit<FetchClientOptions, "baseUrl" | "fet
   streamTimeout?: "whole" | "headers";
   /** Retries of GET requests on network errors, 429 and 5xx (default 2 retries); false turns them off. */
   retry?: Partial<RetryOptions> | false;
+  /** The largest body a call reads whole (JSON, text, download, any error), decompressed (default 64 MiB). */
+  maxResponseBytes?: number;
   /** "server" skips the browser check for server runtimes that define browser-like globals. */
   runtime?: "auto" | "server";
   /** The clock Svc-Date is read from (default: the system clock). */
@@ -61,6 +63,7 @@ export function createClient(options: ClientOptions): IdvClient {
     timeoutMs = 30_000,
     streamTimeout,
     retry,
+    maxResponseBytes = 2 ** 26,
     runtime: _runtime,
     now,
     fetch = (input: Request, init?: RequestInit) => globalThis.fetch(input, init),
@@ -108,14 +111,17 @@ export function createClient(options: ClientOptions): IdvClient {
       const own = init?.fetch as Fetch | undefined;
       const send = (request: Request, ext?: object) =>
         own ? sendFollowingRedirects(own, request, ext, call, resign) : transport(request, ext, call);
+      const stream = init?.parseAs === "stream";
       const fetch: Fetch = (request, ext) => {
         const ready = authorize(request, facts, auth);
-        return ready ? ready.then((signed) => send(signed, ext)) : send(request, ext);
+        const sent = ready ? ready.then((signed) => send(signed, ext)) : send(request, ext);
+        // A hostile answer (endless, or a small gzip of gigabytes) must not fill the memory in time.
+        return sent.then((response) => bounded(response, call, maxResponseBytes, stream));
       };
       // A caller's redirect: "error" is stricter and kept; anything else is the client's own following.
       const redirect = init?.redirect === "error" ? "error" : "manual";
       // Only "headers" frees a stream from the deadline: any other value keeps the safer default.
-      const timedStream = streamTimeout !== "headers" && init?.parseAs === "stream";
+      const timedStream = streamTimeout !== "headers" && stream;
       return settle(call, () => base(path, { ...init, fetch, redirect }), timedStream);
     };
   }

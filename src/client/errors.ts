@@ -43,9 +43,10 @@ export class ApiRequestError<E = ManualVerificationError | ServiceError> extends
     readonly error: ApiError<E>,
     where: string,
   ) {
-    // The service's message describes the failure, never the request's personal data.
+    // The service's message and code may quote what the request sent (personal data, such as a document
+    // number as a code): they stay in `error`. Only the client's own messages (shape "unknown") are quoted.
     super(
-      `${where} failed with HTTP ${error.status}${error.code ? ` ${String(error.code)}` : ""}: ${error.message}`,
+      `${where} failed with HTTP ${error.status}${error.shape === "unknown" ? `: ${error.message}` : ""}`,
     );
     this.status = error.status;
   }

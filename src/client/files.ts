@@ -101,7 +101,8 @@ async function fetchFile(
   if (!binary.includes(mediaTypeOf(contentType))) {
     await (data as ReadableStream | null)?.cancel?.();
     throw new TypeError(
-      `${where} answered ${contentType || "no Content-Type"}; the contract says ${binary.join(" or ")}`,
+      // Never the header's value: any text the service sends.
+      `${where} answered another Content-Type than the contract's ${binary.join(" or ")}`,
     );
   }
   return {

@@ -124,6 +124,8 @@ async function follow(
         `redirect to another origin (${target.origin === "null" ? target.protocol : target.origin}) refused`,
       );
     }
+    // A Request refuses a URL with a user or password in an error quoting the whole URL, password included.
+    if (target.username || target.password) throw refuse(call, status, "Location carries a user or password");
     if (hops >= MAX_REDIRECTS) throw refuse(call, status, `more than ${MAX_REDIRECTS} redirects`);
     request = await redirected(request, status, target, resign, call);
   }

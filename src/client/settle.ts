@@ -45,6 +45,36 @@ function timedStream(source: ReadableStream<Uint8Array>, call: CallScope): Reada
 }
 
 /**
+ * The answer, its body cut off with a RangeError past `max` bytes as read (decompressed) whenever the call
+ * reads it whole: JSON, text, a download, and any error answer. A streamed success is the caller's to pace.
+ */
+export function bounded(response: Response, call: CallScope, max: number, stream: boolean): Response {
+  const { body, headers } = response;
+  const length = headers.get("Content-Length");
+  // fetch reads no more than the Content-Length of a body it does not decode: most answers need nothing.
+  if (
+    !body ||
+    (stream && response.ok) ||
+    (!headers.has("Content-Encoding") && Number(length ?? NaN) <= max)
+  ) {
+    return response;
+  }
+  let read = 0;
+  const limited = body.pipeThrough(
+    new TransformStream<Uint8Array, Uint8Array>({
+      transform(chunk, controller) {
+        // Erroring the stream cancels the download under it.
+        if ((read += chunk.byteLength) > max) {
+          throw new RangeError(`${call.where}: the response (HTTP ${response.status}) is over ${max} bytes`);
+        }
+        controller.enqueue(chunk);
+      },
+    }),
+  );
+  return Object.defineProperty(new Response(limited, response), "url", { value: response.url });
+}
+
+/**
  * Run one call; it settles when its body has been read, or the attempt's deadline passes first (even
  * through a fetch that ignores its signal). With `stream`, the deadline follows the streamed body instead.
  */

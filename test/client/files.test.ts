@@ -75,7 +75,7 @@ describe("downloads", () => {
       params: { path: { id: 1 } },
     });
     await expect(call).rejects.toThrow(
-      "GET /api/v4/pdf/pep_checks/{id} answered text/html; the contract says application/pdf",
+      "GET /api/v4/pdf/pep_checks/{id} answered another Content-Type than the contract's application/pdf",
     );
   });
 
