@@ -58,9 +58,9 @@ function parse(argv: string[]) {
   const format = values.format;
   if (format !== "text" && format !== "json" && format !== "junit")
     throw new UsageError(`unknown format ${format}`);
-  const jobs = Number(values.jobs);
-  if (!Number.isInteger(jobs) || jobs < 1)
-    throw new UsageError(`--jobs must be a whole number ≥ 1, got ${values.jobs}`);
+  // Digits only: Number() would also take "0x2", " 2", "2.0" and "1e1".
+  const jobs = /^[0-9]+$/.test(values.jobs) ? Number(values.jobs) : 0;
+  if (jobs < 1) throw new UsageError(`--jobs must be a whole number ≥ 1, got ${values.jobs}`);
   return {
     help: false as const,
     command: command as "check" | "webhooks",

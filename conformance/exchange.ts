@@ -1,3 +1,5 @@
+import { assertParseable } from "./json-bounds.js";
+
 /** A body as recorded: raw text, raw bytes, or a JSON value already parsed by the recorder. */
 export type RecordedBody =
   | { kind: "text"; text: string }
@@ -104,6 +106,8 @@ export function parseJson(body: RecordedBody): unknown {
     }
   }
   if (cannotBeJson(text)) return NOT_JSON;
+  // A large body is measured before it is parsed (throws JsonTooCostly: the entry cannot be checked).
+  assertParseable(text);
   try {
     return JSON.parse(text);
   } catch {

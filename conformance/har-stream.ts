@@ -3,6 +3,7 @@
 // is read in the memory of its largest entry). The scanner only finds where entries begin and end; every
 // value that is used is parsed by JSON.parse.
 import { InputError } from "./input-error.js";
+import { MAX_JSON_NESTING } from "./json-bounds.js";
 
 /** The largest HAR entry read: memory stays bounded in bytes whatever a file holds. */
 export const MAX_ENTRY_BYTES = 256 * 1024 * 1024;
@@ -109,6 +110,12 @@ export async function* harEntries(chunks: AsyncIterable<Buffer>, file: string): 
         if (stack[top] === OPEN_OBJECT && expectKey[top]) expectKey[top] = false;
       } else if (c === OPEN_OBJECT || c === OPEN_ARRAY) {
         started = true;
+        // The stack grows with nesting anywhere in the file, even outside the entries (never parsed).
+        if (stack.length >= MAX_JSON_NESTING)
+          throw new InputError(
+            capturing ? `${file}: entry ${index}` : file,
+            `nests more than ${MAX_JSON_NESTING} levels deep`,
+          );
         stack.push(c);
         expectKey.push(c === OPEN_OBJECT);
         if (stack.length <= 2) keys[stack.length] = "";

@@ -1,3 +1,5 @@
+import { JsonTooCostly } from "./json-bounds.js";
+
 /** Input that cannot be checked at all: the CLI reports it with exit code 2, never a stack trace. */
 export class InputError extends Error {
   override name = "InputError";
@@ -42,9 +44,11 @@ export function checkEntry<T, E extends { index: number; line?: number }>(
   } catch (error) {
     if (error instanceof InputError) throw error;
     const reason =
-      error instanceof RangeError
-        ? "nests too deeply to be checked"
-        : `could not be checked (${error instanceof Error ? error.name : typeof error})`;
+      error instanceof JsonTooCostly
+        ? error.message
+        : error instanceof RangeError
+          ? "nests too deeply to be checked"
+          : `could not be checked (${error instanceof Error ? error.name : typeof error})`;
     throw new InputError(entryWhere(file, entry), reason);
   }
 }

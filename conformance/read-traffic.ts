@@ -1,8 +1,8 @@
 import { isUtf8 } from "node:buffer";
 import { createReadStream } from "node:fs";
-import { open } from "node:fs/promises";
 import type { Exchange } from "./exchange.js";
 import { harEntries } from "./har-stream.js";
+import { assertParseable, JsonTooCostly } from "./json-bounds.js";
 import { describeJsonError, entryWhere, InputError, sourceName } from "./input-error.js";
 import {
   EntryError,
@@ -18,34 +18,68 @@ import {
 /** The formats a traffic file can be in. */
 export type TrafficFormat = "har" | "ndjson";
 
-/** Guess a file's format from its name, else from its first bytes (a HAR is one object with `log`). */
-export async function detectFormat(file: string): Promise<TrafficFormat> {
+/** A file's format from its name alone, when the name says it. */
+function formatByName(file: string): TrafficFormat | undefined {
   // Standard input is read as it comes: NDJSON, one exchange a line.
   if (file === "-") return "ndjson";
   if (/\.har$/i.test(file)) return "har";
   if (/\.(ndjson|jsonl)$/i.test(file)) return "ndjson";
-  let handle: Awaited<ReturnType<typeof open>>;
+  return undefined;
+}
+
+/** How many first bytes decide the format of a file whose name does not say it. */
+const HEAD_BYTES = 4096;
+
+/** A format from a source's first bytes: a HAR is one object whose first member is `log`. */
+const formatByHead = (head: Buffer): TrafficFormat =>
+  /^\s*\{\s*"log"\s*:/.test(withoutBom(head).toString("utf8")) ? "har" : "ndjson";
+
+/** Guess a file's format from its name, else from its first bytes (a HAR is one object with `log`). */
+export async function detectFormat(file: string): Promise<TrafficFormat> {
+  const named = formatByName(file);
+  if (named) return named;
+  const source = fileBytes(file);
   try {
-    handle = await open(file, "r");
-  } catch {
-    throw new InputError(file, "cannot be read");
-  }
-  try {
-    const { buffer, bytesRead } = await handle.read(Buffer.alloc(4096), 0, 4096, 0);
-    const head = withoutBom(buffer.subarray(0, bytesRead)).toString("utf8");
-    return /^\s*\{\s*"log"\s*:/.test(head) ? "har" : "ndjson";
-  } catch {
-    throw new InputError(file, "cannot be read");
+    return formatByHead((await peek(source, HEAD_BYTES)).head);
   } finally {
-    await handle.close();
+    await source.return(undefined);
   }
+}
+
+/**
+ * The first `size` bytes of a source (fewer when it ends sooner), and the whole source again. Peeking
+ * reads the stream itself, never the file a second time: a pipe (`<(zcat …)`, a FIFO) cannot be reread.
+ */
+async function peek(
+  source: AsyncGenerator<Buffer>,
+  size: number,
+): Promise<{ head: Buffer; all: AsyncGenerator<Buffer> }> {
+  const seen: Buffer[] = [];
+  let bytes = 0;
+  while (bytes < size) {
+    const next = await source.next();
+    if (next.done) break;
+    seen.push(next.value);
+    bytes += next.value.length;
+  }
+  async function* all(): AsyncGenerator<Buffer> {
+    yield* seen;
+    yield* source;
+  }
+  return { head: Buffer.concat(seen).subarray(0, size), all: all() };
 }
 
 /** Read the exchanges of a traffic file, one at a time. Throws InputError naming the file and entry. */
 export async function* readExchanges(file: string, format?: TrafficFormat): AsyncGenerator<Exchange> {
-  const kind = format ?? (await detectFormat(file));
-  if (kind === "har") yield* readHar(file);
-  else yield* readNdjson(file);
+  let source = fileBytes(file);
+  let kind = format ?? formatByName(file);
+  if (!kind) {
+    const peeked = await peek(source, HEAD_BYTES);
+    kind = formatByHead(peeked.head);
+    source = peeked.all;
+  }
+  if (kind === "har") yield* readHar(file, source);
+  else yield* readNdjson(file, source);
 }
 
 /** An NDJSON exchange: `{request: {method, url | path, query?, headers, body}, response: {status, headers, body}}`. */
@@ -94,31 +128,17 @@ const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
 /** A stream's bytes without a leading UTF-8 byte order mark (editors on Windows write one). */
 const withoutBom = (bytes: Buffer): Buffer => (bytes.subarray(0, 3).equals(BOM) ? bytes.subarray(3) : bytes);
 
-/** The bytes of a file, or of standard input for `-`. */
-function openBytes(file: string): AsyncIterable<Buffer> {
-  return file === "-" ? process.stdin : createReadStream(file, { highWaterMark: 1 << 20 });
-}
-
 /**
  * The lines of a source as bytes, read chunk by chunk as the consumer asks for them (readline's async
  * iterator queues every line it has read whether or not they were consumed: memory then grows with
  * the file). Lines are split on the newline byte, which never occurs inside a UTF-8 sequence.
  */
-async function* readLines(file: string): AsyncGenerator<Buffer> {
-  const chunks = openBytes(file)[Symbol.asyncIterator]();
+async function* readLines(file: string, chunks: AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
   let rest: Buffer[] = [];
   let restBytes = 0;
   let first = true;
   const where = sourceName(file);
-  while (true) {
-    let next: IteratorResult<Buffer>;
-    try {
-      next = await chunks.next();
-    } catch {
-      throw new InputError(where, "cannot be read");
-    }
-    if (next.done) break;
-    let chunk = next.value;
+  for await (let chunk of chunks) {
     if (first) {
       chunk = withoutBom(chunk);
       first = false;
@@ -150,10 +170,10 @@ function isBlank(line: Buffer): boolean {
   return true;
 }
 
-async function* readNdjson(file: string): AsyncGenerator<Exchange> {
+async function* readNdjson(file: string, chunks: AsyncIterable<Buffer>): AsyncGenerator<Exchange> {
   let lineNumber = 0;
   let index = 0;
-  for await (const line of readLines(file)) {
+  for await (const line of readLines(file, chunks)) {
     lineNumber++;
     if (isBlank(line)) continue;
     // JSON text is UTF-8: a line that is not cannot be read faithfully (it would be U+FFFD in disguise).
@@ -161,9 +181,10 @@ async function* readNdjson(file: string): AsyncGenerator<Exchange> {
       throw new InputError(entryWhere(file, { index, line: lineNumber }), "is not valid UTF-8");
     let raw: Raw;
     try {
+      assertParseable(line);
       raw = JSON.parse(line.toString("utf8"));
     } catch (error) {
-      throw new InputError(entryWhere(file, { index, line: lineNumber }), describeJsonError(error));
+      throw new InputError(entryWhere(file, { index, line: lineNumber }), jsonProblem(error));
     }
     try {
       yield exchangeFromNdjson(raw, index++, lineNumber);
@@ -219,31 +240,44 @@ export function exchangeFromHar(entry: Raw, index: number): Exchange {
   return exchange;
 }
 
-/** A file's bytes; a read failure is an InputError naming the file. */
+/**
+ * A file's bytes (standard input's for `-`); a read failure is an InputError naming the file. The
+ * stream is closed however the reading ends.
+ */
 async function* fileBytes(file: string): AsyncGenerator<Buffer> {
-  const chunks = openBytes(file)[Symbol.asyncIterator]();
-  while (true) {
-    let next: IteratorResult<Buffer>;
-    try {
-      next = await chunks.next();
-    } catch {
-      throw new InputError(sourceName(file), "cannot be read");
+  const stream = file === "-" ? process.stdin : createReadStream(file, { highWaterMark: 1 << 20 });
+  const chunks: AsyncIterator<Buffer> = stream[Symbol.asyncIterator]();
+  try {
+    while (true) {
+      let next: IteratorResult<Buffer>;
+      try {
+        next = await chunks.next();
+      } catch {
+        throw new InputError(sourceName(file), "cannot be read");
+      }
+      if (next.done) return;
+      yield next.value;
     }
-    if (next.done) return;
-    yield next.value;
+  } finally {
+    if (stream !== process.stdin) stream.destroy();
   }
 }
 
+/** Why a recorded JSON text was not parsed, in the suite's words (never the text's). */
+const jsonProblem = (error: unknown): string =>
+  error instanceof JsonTooCostly ? error.message : describeJsonError(error);
+
 /** The exchanges of a HAR file, read as a stream: one entry in memory at a time. */
-async function* readHar(file: string): AsyncGenerator<Exchange> {
-  for await (const { index, bytes } of harEntries(fileBytes(file), sourceName(file))) {
+async function* readHar(file: string, chunks: AsyncIterable<Buffer>): AsyncGenerator<Exchange> {
+  for await (const { index, bytes } of harEntries(chunks, sourceName(file))) {
     const where = entryWhere(file, { index });
     if (!isUtf8(bytes)) throw new InputError(where, "is not valid UTF-8; a HAR file is UTF-8 JSON");
     let entry: Raw;
     try {
+      assertParseable(bytes);
       entry = JSON.parse(bytes.toString("utf8"));
     } catch (error) {
-      throw new InputError(where, describeJsonError(error));
+      throw new InputError(where, jsonProblem(error));
     }
     let exchange: Exchange;
     try {

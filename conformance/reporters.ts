@@ -44,10 +44,23 @@ class JsonReporter implements Reporter {
   }
 }
 
+const XML_ESCAPES = new Map([
+  ["<", "&lt;"],
+  [">", "&gt;"],
+  ["&", "&amp;"],
+  ['"', "&quot;"],
+  ["'", "&apos;"],
+]);
+
+/**
+ * Text as XML character data or an attribute value. A character XML 1.0 cannot hold at all, even as a
+ * reference (a control character, a lone surrogate, U+FFFE), becomes U+FFFD: a file name on the command
+ * line or a name in a `--spec` contract may hold one, and a report a parser refuses is no report.
+ */
 const xml = (s: string): string =>
   s.replace(
-    /[<>&"']/g,
-    (c) => ({ "<": "&lt;", ">": "&gt;", "&": "&amp;", '"': "&quot;", "'": "&apos;" })[c] ?? c,
+    /[<>&"']|[^\t\n\r\x20-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu,
+    (c) => XML_ESCAPES.get(c) ?? "\uFFFD",
   );
 
 /** One finding as a line: where, which check, and the message (never a recorded value). */
