@@ -55,6 +55,12 @@ export interface BiometricContext {
   changed(): void;
 }
 
+/**
+ * Events a verification lists at most, the newest kept: edits can be sent without end, and each
+ * adds one, so an unbounded history would grow with every request.
+ */
+export const MAX_EVENTS_KEPT = 100;
+
 /** Timer kinds of this lifecycle. */
 export const TIMERS = {
   journey: "bio.journey",
@@ -374,6 +380,8 @@ export class BiometricLifecycle {
   ): void {
     record.updated_at = this.iso();
     record.events.push({ at: record.updated_at, event });
+    if (record.events.length > MAX_EVENTS_KEPT)
+      record.events.splice(0, record.events.length - MAX_EVENTS_KEPT);
     this.ctx.emit(record, event, verification, message);
     this.ctx.changed();
   }

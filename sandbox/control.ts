@@ -234,7 +234,12 @@ export async function answerControl(
     case "reviewBiometricVerification":
       return bio(() => sandbox.biometric.review(param, value.status));
     case "editBiometricVerification":
-      return bio(() => sandbox.biometric.edit(param, value?.notes ?? null));
+      return bio(() => {
+        const record = sandbox.biometric.edit(param, value?.notes ?? null);
+        // Notes are the caller's bytes too: counted against the record budget, as the request was.
+        sandbox.keep(sandbox.biometric.records, param, record, Buffer.byteLength(record.notes ?? ""));
+        return record;
+      });
     case "downloadBiometricPdf":
       return bio(() => sandbox.biometric.downloaded(param));
     case "failBiometricVerification":
@@ -254,7 +259,8 @@ export async function answerControl(
           approval_status: null,
         },
       };
-      sandbox.keep(sandbox.workflow, id, record, 256);
+      // Counted as what it holds: its names are the caller's, up to 200 characters each.
+      sandbox.keep(sandbox.workflow, id, record, Buffer.byteLength(JSON.stringify(record)));
       sandbox.changed();
       return ok(record, 201);
     }

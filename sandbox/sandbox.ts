@@ -118,6 +118,11 @@ export class Sandbox {
     }
   }
 
+  /** Bytes the kept records are counted as, against MAX_RECORD_BYTES. */
+  get recordBytes(): number {
+    return this.keptBytes;
+  }
+
   /** Advance the virtual clock; timers that fall due run in order. */
   advance(ms: number): void {
     this.clock.advance(ms);

@@ -82,10 +82,16 @@ export async function startSandbox(options: StartOptions = {}): Promise<RunningS
     ...(options.host === undefined ? {} : { host: options.host }),
     ...(options.log ? { log: options.log } : {}),
   });
-  const already = [...sandbox.queue.receivers.values()].some(
+  const already = [...sandbox.queue.receivers.values()].find(
     (r) => r.url === webhookUrl && r.kind === "events",
   );
   if (webhookUrl && !already) sandbox.queue.addReceiver(webhookUrl, "events", options.webhookAuth);
+  // Restored from --state: the flags given now are its credentials, so a rotated token takes effect.
+  if (already) {
+    if (options.webhookAuth) already.auth = options.webhookAuth;
+    else delete already.auth;
+    sandbox.changed();
+  }
   // Timers restored from a state file that fell due while it was stopped run now.
   sandbox.clock.run();
   return {

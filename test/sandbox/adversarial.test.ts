@@ -7,6 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { MAX_EVENTS_KEPT } from "../../sandbox/biometric.js";
 import { VirtualClock } from "../../sandbox/clock.js";
 import { DeliveryQueue } from "../../sandbox/deliveries.js";
 import { MAX_ADVANCE_MS } from "../../sandbox/duration.js";
@@ -105,6 +106,75 @@ describe("records made faster than they are forgotten", () => {
       expect([...refs].filter((ref) => !kept.has(ref) && !deliveries.has(ref))).toEqual([]);
     } finally {
       await sbx.running.close();
+    }
+  });
+});
+
+describe("a record edited without end", () => {
+  it("keeps a bounded history of its events", async () => {
+    const sbx = await startTestSandbox();
+    try {
+      const { data } = await sbx.client.POST("/api/v2/send_text", { body: { reference: "edited" } });
+      const id = data?.transaction_id as string;
+      await sbx.control.biometric.complete(id, "pass");
+      for (let i = 0; i < MAX_EVENTS_KEPT + 20; i++) await sbx.control.biometric.edit(id, `note ${i}`);
+      const { events } = await sbx.control.biometric.get(id);
+      expect(events.length).toBe(MAX_EVENTS_KEPT);
+      // The newest are kept: the history ends with the last edit.
+      expect(events.at(-1)?.event).toBe("updated");
+      // And the notes of each edit count against the record budget, as a request's bytes do.
+      const before = sbx.running.sandbox.recordBytes;
+      await sbx.control.biometric.edit(id, "n".repeat(2000));
+      expect(sbx.running.sandbox.recordBytes - before).toBeGreaterThanOrEqual(2000);
+    } finally {
+      await sbx.running.close();
+    }
+  });
+});
+
+describe("workflow cases with the longest names the control API takes", () => {
+  it("count against the record budget as the bytes they hold", async () => {
+    const sbx = await startTestSandbox();
+    try {
+      const before = sbx.running.sandbox.recordBytes;
+      const long = "\u{1F600}".repeat(100); // 200 UTF-16 units, 400 bytes
+      for (let i = 0; i < 5; i++)
+        await sbx.control.workflow.create({
+          external_id: long,
+          service_name: long,
+          service_external_id: long,
+        });
+      expect(sbx.running.sandbox.recordBytes - before).toBeGreaterThanOrEqual(5 * 3 * 400);
+    } finally {
+      await sbx.running.close();
+    }
+  });
+});
+
+describe("a restart with new receiver credentials", () => {
+  it("sends the credentials given now, not those saved before", async () => {
+    const receiver = await startRecorder();
+    const file = join(mkdtempSync(join(tmpdir(), "sbx-rotate-")), "state.json");
+    const start = (token: string) =>
+      startTestSandbox({
+        stateFile: file,
+        webhookUrl: receiver.url,
+        webhookAuth: { scheme: "bearer", token },
+      });
+    try {
+      await (await start("old-token")).running.close();
+      const second = await start("new-token");
+      try {
+        expect(second.running.sandbox.queue.receivers.size).toBe(1);
+        await second.client.POST("/api/v2/send_text", { body: { reference: "rotated" } });
+        const got = await second.control.waitForDelivery((d) => d.status === "delivered");
+        expect(got.event).toBe("created");
+        expect(receiver.received.at(-1)?.headers.authorization).toBe("Bearer new-token");
+      } finally {
+        await second.running.close();
+      }
+    } finally {
+      await receiver.close();
     }
   });
 });
