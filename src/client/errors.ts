@@ -35,6 +35,9 @@ export function apiError<E>(result: { error?: E; response: Response }): ApiError
   return result.response.ok ? undefined : classifyError<E>(result.response.status, result.error);
 }
 
+/** The call each answer of the client belongs to, as `unwrap` names it: never a path the service chose. */
+export const callOf = new WeakMap<Response, string>();
+
 /** Thrown by the helpers (and unwrap) when the service answers with an error. */
 export class ApiRequestError<E = ManualVerificationError | ServiceError> extends Error {
   override name = "ApiRequestError";
@@ -52,10 +55,15 @@ export class ApiRequestError<E = ManualVerificationError | ServiceError> extends
   }
 }
 
-/** The data of an openapi-fetch result, or an ApiRequestError naming `where` (default: the URL's path). */
+/**
+ * The data of an openapi-fetch result, or an ApiRequestError naming `where` (default: the client's call,
+ * such as "GET /api/v4/outsource_cases/{id}", else the URL's path).
+ */
 export function unwrap<D, E>(result: { data?: D; error?: E; response: Response }, where?: string): D {
   const error = apiError(result);
-  const { url } = result.response;
-  if (error) throw new ApiRequestError(error, where ?? (url ? new URL(url).pathname : "request"));
+  const { response } = result;
+  // Not the URL of the client's answer: after a redirect, its path is the service's Location.
+  const url = callOf.get(response) ?? (response.url && new URL(response.url).pathname);
+  if (error) throw new ApiRequestError(error, where ?? (url || "request"));
   return result.data as D;
 }

@@ -1,5 +1,6 @@
 // When a call of the client is over: its body read (openapi-fetch parses it before answering), or its
 // streamed body read to the end. The attempt's deadline runs until then, and can fail the call first.
+import { callOf } from "./errors.js";
 import type { CallScope } from "./redirects.js";
 
 type Result = { data?: unknown; error?: unknown; response: Response };
@@ -50,28 +51,28 @@ function timedStream(source: ReadableStream<Uint8Array>, call: CallScope): Reada
  */
 export function bounded(response: Response, call: CallScope, max: number, stream: boolean): Response {
   const { body, headers } = response;
-  const length = headers.get("Content-Length");
+  let answer = response;
   // fetch reads no more than the Content-Length of a body it does not decode: most answers need nothing.
-  if (
-    !body ||
-    (stream && response.ok) ||
-    (!headers.has("Content-Encoding") && Number(length ?? NaN) <= max)
-  ) {
-    return response;
+  const capped = headers.has("Content-Encoding") || !(Number(headers.get("Content-Length") ?? NaN) <= max);
+  if (body && capped && !(stream && response.ok)) {
+    let read = 0;
+    const limited = body.pipeThrough(
+      new TransformStream<Uint8Array, Uint8Array>({
+        transform(chunk, controller) {
+          // Erroring the stream cancels the download under it.
+          if ((read += chunk.byteLength) > max) {
+            throw new RangeError(
+              `${call.where}: the response (HTTP ${response.status}) is over ${max} bytes`,
+            );
+          }
+          controller.enqueue(chunk);
+        },
+      }),
+    );
+    answer = Object.defineProperty(new Response(limited, response), "url", { value: response.url });
   }
-  let read = 0;
-  const limited = body.pipeThrough(
-    new TransformStream<Uint8Array, Uint8Array>({
-      transform(chunk, controller) {
-        // Erroring the stream cancels the download under it.
-        if ((read += chunk.byteLength) > max) {
-          throw new RangeError(`${call.where}: the response (HTTP ${response.status}) is over ${max} bytes`);
-        }
-        controller.enqueue(chunk);
-      },
-    }),
-  );
-  return Object.defineProperty(new Response(limited, response), "url", { value: response.url });
+  callOf.set(answer, call.where);
+  return answer;
 }
 
 /**

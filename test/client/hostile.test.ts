@@ -94,6 +94,28 @@ describe("a same-origin Location with a user or password", () => {
   });
 });
 
+describe("an error answer after a same-origin redirect", () => {
+  it("is named by unwrap after the call, never the path the Location chose", async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom(...REDIRECTS), canary(), async (status, secret) => {
+        answer = (request, res) => {
+          if (request.url.startsWith("/moved/")) return void res.writeHead(404).end();
+          res.writeHead(status, { Location: `/moved/${encodeURIComponent(secret)}` });
+          res.end();
+        };
+        const result = await CALLS[1]!(clientWith());
+        expect(result.response.url).toContain("/moved/");
+        const error = await failure(Promise.resolve().then(() => unwrap(result)));
+        expect((error as Error).message).toBe(
+          "GET /api/v4/outsource_cases/{id} failed with HTTP 404: HTTP 404",
+        );
+        expect(containsCanary(printed(error))).toBe(false);
+      }),
+      { numRuns: 10 },
+    );
+  });
+});
+
 describe("an error answer", () => {
   /** A shape A or B error body whose message and code carry a canary. */
   const errorBody = () =>
@@ -220,7 +242,7 @@ describe("an answer larger than the client reads whole", () => {
     );
   });
 
-  it("leaves answers within the limit as they were, the URL kept for unwrap", async () => {
+  it("leaves answers within the limit as they were, their URL kept", async () => {
     const value = { id: 7, note: "x".repeat(MAX - 100) };
     for (const chunked of [false, true]) {
       answer = (_request, res) => {
@@ -234,10 +256,11 @@ describe("an answer larger than the client reads whole", () => {
       const result = await clientWith({ maxResponseBytes: MAX }).GET("/api/v4/outsource_cases/{id}", {
         params: { path: { id: 7 } },
       });
+      expect(result.response.url).toBe(`${service.origin}/api/v4/outsource_cases/7`);
       if (chunked) {
         expect(result.error).toEqual(value);
         expect(() => unwrap(result)).toThrow(
-          /^\/api\/v4\/outsource_cases\/7 failed with HTTP 404: HTTP 404$/,
+          /^GET \/api\/v4\/outsource_cases\/\{id\} failed with HTTP 404: HTTP 404$/,
         );
       } else expect(result.data).toEqual(value);
     }
