@@ -103,7 +103,9 @@ describe("an error answer after a same-origin redirect", () => {
           res.writeHead(status, { Location: `/moved/${encodeURIComponent(secret)}` });
           res.end();
         };
-        const result = await CALLS[1]!(clientWith());
+        const result = await clientWith().GET("/api/v4/outsource_cases/{id}", {
+          params: { path: { id: 1 } },
+        });
         expect(result.response.url).toContain("/moved/");
         const error = await failure(Promise.resolve().then(() => unwrap(result)));
         expect((error as Error).message).toBe(
