@@ -51,8 +51,25 @@ const HOP_BY_HOP = new Set([
   "proxy-authorization",
   "te",
   "trailer",
+  "transfer-encoding",
   "upgrade",
 ]);
+
+/**
+ * Whether a message's framing can be passed on: no Transfer-Encoding, or `chunked` alone. Node undoes
+ * chunked and the proxy frames the body again; any other coding (`gzip, chunked`, `gzip` read until
+ * close) would reach the other side either unframed or with a coding nothing names any more.
+ */
+function plainFraming(raw: string[]): boolean {
+  for (let i = 0; i < raw.length; i += 2) {
+    if (
+      raw[i]?.toLowerCase() === "transfer-encoding" &&
+      (raw[i + 1] ?? "").trim().toLowerCase() !== "chunked"
+    )
+      return false;
+  }
+  return true;
+}
 
 /** A copy of a stream's bytes up to a limit; past it the copy is dropped and only the size is kept. */
 class Capture {
@@ -175,6 +192,19 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   ): void {
     const startedAt = new Date();
     const started = performance.now();
+    if (!plainFraming(req.rawHeaders)) {
+      const body = JSON.stringify(
+        proxyError(400, "The request's transfer coding is not one the proxy passes on.", target.pathname),
+      );
+      res.writeHead(400, {
+        "content-type": "application/json",
+        "content-length": Buffer.byteLength(body),
+        connection: "close",
+      });
+      res.end(body);
+      req.resume();
+      return;
+    }
     const requestHeaders = forwardable(req.rawHeaders, new Set(["host"]));
     const path = `${basePath}${target.pathname}${target.query ? `?${target.query}` : ""}`;
     // Raw pairs keep the client's names, order and repeats.
@@ -207,7 +237,17 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     };
     // No answer from the service (refused, reset, TLS): the client learns it in the service's terms.
     upstreamRequest.on("error", () => badGateway("The proxy could not reach the service."));
+    // A 101 to a request the proxy sent without Upgrade: no answer would ever reach the client.
+    upstreamRequest.on("upgrade", (_response, socket) => {
+      socket.destroy();
+      badGateway("The service's answer is not valid HTTP.");
+    });
     upstreamRequest.on("response", (upstreamResponse) => {
+      if (!plainFraming(upstreamResponse.rawHeaders)) {
+        upstreamResponse.destroy();
+        badGateway("The service's answer uses a transfer coding the proxy does not pass on.");
+        return;
+      }
       const responseHeaders = forwardable(upstreamResponse.rawHeaders, new Set());
       const flat: string[] = [];
       for (const [name, value] of responseHeaders) flat.push(name, value);
