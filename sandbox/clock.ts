@@ -1,6 +1,7 @@
 // The sandbox's virtual clock: real time plus an offset the control API can advance. Every timer of
 // the sandbox (journeys, retries, archives, the lifespan) is a plain record on this clock, so that
 // advancing it fires what falls due in order, and pending timers can be saved with the state.
+import { TimerHeap } from "./timer-heap.js";
 
 /** A timer as data: what to do (`kind`, `ref`) and when, in virtual epoch milliseconds. */
 export interface Timer {
@@ -35,8 +36,8 @@ const MAX_REAL_WAIT = 2 ** 31 - 1;
 export class VirtualClock {
   private offset = 0;
   private nextId = 1;
-  /** Pending timers, sorted by `at` then `id`; cancelled ones stay until they reach the head or a compaction. */
-  private timers: Timer[] = [];
+  /** Pending timers, earliest first; cancelled ones stay until they reach the head or a compaction. */
+  private readonly timers = new TimerHeap();
   /** Live timers by kind and ref, so that a cancel costs no scan of every timer. */
   private readonly byKey = new Map<string, Set<Timer>>();
   /** Timers cancelled but still in `timers`. */
@@ -75,16 +76,7 @@ export class VirtualClock {
   /** Schedule a timer at a virtual time; returns its id. */
   at(at: number, kind: string, ref: string): number {
     const timer: Timer = { id: this.nextId++, at, kind, ref };
-    // Binary search keeps the list sorted; timers are few compared to requests.
-    let lo = 0;
-    let hi = this.timers.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      const t = this.timers[mid] as Timer;
-      if (t.at < at || (t.at === at && t.id < timer.id)) lo = mid + 1;
-      else hi = mid;
-    }
-    this.timers.splice(lo, 0, timer);
+    this.timers.push(timer);
     this.index(timer);
     this.arm();
     return timer.id;
@@ -103,15 +95,15 @@ export class VirtualClock {
     this.byKey.delete(key);
     for (const t of timers) this.cancelled.add(t);
     // Cancelled timers are dropped in bulk once they are half the list: memory stays within twice the live ones.
-    if (this.cancelled.size > 1024 && this.cancelled.size * 2 > this.timers.length) {
-      this.timers = this.timers.filter((t) => !this.cancelled.has(t));
+    if (this.cancelled.size > 1024 && this.cancelled.size * 2 > this.timers.size) {
+      this.timers.retain((t) => !this.cancelled.has(t));
       this.cancelled.clear();
     }
   }
 
   /** The pending timers, in order (for saving and inspection). */
   pending(): readonly Timer[] {
-    return this.cancelled.size === 0 ? this.timers : this.timers.filter((t) => !this.cancelled.has(t));
+    return this.timers.sorted().filter((t) => !this.cancelled.has(t));
   }
 
   /** Move the clock forward and run every timer that falls due, in order. */
@@ -126,11 +118,11 @@ export class VirtualClock {
   /** Restore saved state: the offset and pending timers. */
   restore(offset: number, timers: readonly Timer[]): void {
     this.offset = offset;
-    this.timers = [...timers].sort((a, b) => a.at - b.at || a.id - b.id);
+    this.timers.reset(timers);
     this.byKey.clear();
     this.cancelled.clear();
     // A loop, not Math.max(...ids): a spread of many timers overflows the call stack.
-    for (const t of this.timers) {
+    for (const t of timers) {
       this.index(t);
       if (t.id >= this.nextId) this.nextId = t.id + 1;
     }
@@ -150,8 +142,8 @@ export class VirtualClock {
     this.running = true;
     try {
       let fired = 0;
-      while (this.timers.length > 0 && (this.timers[0] as Timer).at <= this.now()) {
-        const timer = this.timers.shift() as Timer;
+      for (let next = this.timers.peek(); next && next.at <= this.now(); next = this.timers.peek()) {
+        const timer = this.timers.pop() as Timer;
         if (this.cancelled.delete(timer)) continue;
         this.unindex(timer);
         if (++fired > this.maxFiredPerRun) throw new Error("too many timers fell due at once");
@@ -192,8 +184,9 @@ export class VirtualClock {
     if (this.running || this.stopped) return;
     if (this.real) clearTimeout(this.real);
     this.real = undefined;
-    while (this.timers[0] && this.cancelled.delete(this.timers[0])) this.timers.shift();
-    const first = this.timers[0];
+    for (let head = this.timers.peek(); head && this.cancelled.has(head); head = this.timers.peek())
+      this.cancelled.delete(this.timers.pop() as Timer);
+    const first = this.timers.peek();
     if (!first) return;
     const wait = Math.min(Math.max(first.at - this.now(), 0), MAX_REAL_WAIT);
     this.real = setTimeout(() => this.runFromTimeout(), wait);

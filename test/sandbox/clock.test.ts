@@ -61,3 +61,43 @@ describe("VirtualClock", () => {
     expect(lines.join("\n")).not.toContain("canary");
   });
 });
+
+describe("VirtualClock against a plain list", () => {
+  it("fires what a sorted list would, whatever is scheduled, cancelled and advanced", () => {
+    type Op = ["at", number, number] | ["cancel", number] | ["advance", number];
+    const op: fc.Arbitrary<Op> = fc.oneof(
+      fc.tuple(fc.constant("at" as const), fc.integer({ min: 0, max: 500 }), fc.integer({ min: 0, max: 5 })),
+      fc.tuple(fc.constant("cancel" as const), fc.integer({ min: 0, max: 5 })),
+      fc.tuple(fc.constant("advance" as const), fc.integer({ min: 0, max: 200 })),
+    );
+    fc.assert(
+      fc.property(fc.array(op, { maxLength: 3000 }), (ops) => {
+        const clock = new VirtualClock(() => 0);
+        const fired: number[] = [];
+        clock.onTimer((t) => fired.push(t.id));
+        let model: Timer[] = [];
+        const modelFired: number[] = [];
+        let nextId = 1;
+        for (const o of ops) {
+          if (o[0] === "at") {
+            clock.at(clock.now() + o[1], "k", String(o[2]));
+            model.push({ id: nextId++, at: clock.now() + o[1], kind: "k", ref: String(o[2]) });
+          } else if (o[0] === "cancel") {
+            clock.cancel("k", String(o[1]));
+            model = model.filter((t) => t.ref !== String(o[1]));
+          } else {
+            clock.advance(o[1]);
+            model.sort((a, b) => a.at - b.at || a.id - b.id);
+            while (model[0] && model[0].at <= clock.now()) modelFired.push((model.shift() as Timer).id);
+          }
+          expect(fired).toEqual(modelFired);
+        }
+        expect(clock.pending().map((t) => t.id)).toEqual(
+          [...model].sort((a, b) => a.at - b.at || a.id - b.id).map((t) => t.id),
+        );
+        clock.stop();
+      }),
+      { numRuns: 100 },
+    );
+  });
+});
