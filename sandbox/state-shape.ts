@@ -61,6 +61,15 @@ function receiver(r: Json): boolean {
   return auth(r.auth);
 }
 
+/** Whether a saved delivery's body is a JSON object, as the listing parses it to show the payload. */
+function jsonObject(text: string): boolean {
+  try {
+    return isObject(JSON.parse(text));
+  } catch {
+    return false;
+  }
+}
+
 const delivery = (d: Json) =>
   isObject(d) &&
   isString(d.id) &&
@@ -70,6 +79,7 @@ const delivery = (d: Json) =>
   isString(d.subject) &&
   isString(d.created_at) &&
   isString(d.body) &&
+  jsonObject(d.body) &&
   DELIVERY_STATUSES.has(d.status as string) &&
   Array.isArray(d.attempts) &&
   (d.next_attempt_at === null || isTime(d.next_attempt_at)) &&

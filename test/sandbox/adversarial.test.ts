@@ -207,19 +207,23 @@ describe("a state file with a right digest and hostile contents", () => {
 
   it("starts and answers, or is refused with one StateFileError; nothing is poisoned", async () => {
     let n = 0;
+    // Every place of the genuine state: a top-level member, its first item, or a member of that item.
+    const places: [string, ...string[]][] = [];
+    for (const [member, list] of Object.entries(genuine)) {
+      places.push([member]);
+      if (!Array.isArray(list) || list.length === 0) continue;
+      places.push([member, "0"]);
+      for (const key of Object.keys(list[0] as object)) places.push([member, "0", key]);
+    }
     await fc.assert(
       fc.asyncProperty(
-        fc.constantFrom(...Object.keys(genuine)),
-        fc.constantFrom("member", "first item", "first item's member"),
-        fc.constantFrom("id", "at", "kind", "ref", "url", "auth", "headers", "attempts", "state", "0", "1"),
-        hostileJsonValue(3),
-        async (member, where, inner, value) => {
+        fc.constantFrom(...places),
+        fc.oneof(hostileJsonValue(3), fc.constantFrom("not json", "", 1e308, -1, "http://u:p@x/")),
+        async (place, value) => {
           const state = structuredClone(genuine) as Record<string, unknown>;
-          const list = state[member];
-          if (where === "member" || !Array.isArray(list) || list.length === 0) state[member] = value;
-          else if (where === "first item") list[0] = value;
-          else if (list[0] !== null && typeof list[0] === "object")
-            Object.defineProperty(list[0], inner, { value, enumerable: true, writable: true });
+          let parent: Record<string, unknown> = state;
+          for (const key of place.slice(0, -1)) parent = parent[key] as Record<string, unknown>;
+          Object.defineProperty(parent, place.at(-1) as string, { value, enumerable: true, writable: true });
           const file = join(dir, `hostile-${n++}.json`);
           write(file, state);
           let running: Awaited<ReturnType<typeof startSandbox>> | undefined;
@@ -254,7 +258,7 @@ describe("a state file with a right digest and hostile contents", () => {
           assertPrototypesUntouched(snapshot);
         },
       ),
-      { numRuns: 60 },
+      { numRuns: 150 },
     );
   });
 
