@@ -5,12 +5,20 @@ import type { CallScope } from "./redirects.js";
 
 type Result = { data?: unknown; error?: unknown; response: Response };
 
+/** A fetch error without the bytes undici's HTTP parser failed on (`data`: the service's, maybe personal data). */
+function scrubbed(error: unknown): unknown {
+  for (let e = error, n = 0; e instanceof Error && n < 5; e = e.cause, n++) {
+    if (e.name === "HTTPParserError") Reflect.deleteProperty(e, "data");
+  }
+  return error;
+}
+
 /** The error a call rejects with: a JSON parser's message quotes the body, so it is replaced. */
 function callError(error: unknown, call: CallScope): unknown {
   if (error instanceof SyntaxError && call.status !== undefined) {
     return new SyntaxError(`${call.where}: the response (HTTP ${call.status}) is not valid JSON`);
   }
-  return error;
+  return scrubbed(error);
 }
 
 /** A stream that stops the call's deadline at its end, and errors when the deadline passes first. */
@@ -35,7 +43,7 @@ function timedStream(source: ReadableStream<Uint8Array>, call: CallScope): Reada
       } catch (error) {
         stop();
         // A no-op when the deadline has already errored the stream.
-        controller.error(error);
+        controller.error(scrubbed(error));
       }
     },
     cancel(reason) {

@@ -1,7 +1,10 @@
 // A hostile service over real sockets, beyond faults.test.ts: credentials in a Location's user part,
 // error answers and headers that carry personal data, and answers whose bodies are endless or expand
-// to gigabytes. No credential or canary reaches an error, and memory stays bounded in bytes.
+// to gigabytes, and answers that are not HTTP. No credential or canary reaches an error (nor its causes, as a
+// logger prints them), and memory stays bounded in bytes.
 import type { ServerResponse } from "node:http";
+import { type AddressInfo, createServer as createNetServer, type Socket } from "node:net";
+import { inspect } from "node:util";
 import { gzipSync } from "node:zlib";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -289,5 +292,68 @@ describe("an answer larger than the client reads whole", () => {
       { params: { path: { id: 1 } } },
     );
     expect((await new Response(stream).arrayBuffer()).byteLength).toBe(MAX * 2);
+  });
+});
+
+describe("an answer that is not well-formed HTTP", () => {
+  // undici's parser error keeps the bytes it failed on as `data`, printed with the error's cause.
+  const MALFORMED = [
+    "HTTP/1.1 200 OK\r\nContent-Type: {T}\r\nTransfer-Encoding: chunked\r\n\r\n5\r\n%PDF-\r\nZZ{C}\r\n",
+    "HTTP/1.1 2{C}\r\n\r\n",
+    "HTTP/9.9 200 OK\r\n{C}\r\n\r\n",
+    "{C} 200 OK\r\n\r\n",
+    "HTTP/1.1 200 OK\r\nContent-Length: {C}\r\n\r\n",
+    "HTTP/1.1 200 OK\r\n {C}: folded\r\n\r\n",
+    "HTTP/1.1 200 OK\r\nX-{C}\u0000: a\r\n\r\n",
+  ];
+  let raw = "";
+  let origin = "";
+  const sockets = new Set<Socket>();
+  const server = createNetServer((socket) => {
+    sockets.add(socket);
+    socket.on("error", () => {});
+    socket.once("data", () => socket.end(raw));
+  });
+  beforeAll(async () => {
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(() => {
+    for (const socket of sockets) socket.destroy();
+    server.close();
+  });
+
+  const drained = async (c: IdvClient) => {
+    const { stream } = await c.downloadStream("get", "/api/v4/pdf/pep_checks/{id}", {
+      params: { path: { id: 1 } },
+    });
+    await new Response(stream).arrayBuffer();
+  };
+
+  it("fails the call with an error whose causes quote none of it", async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom(...MALFORMED),
+        fc.constantFrom(...CALLS, drained),
+        canary(),
+        fc.constantFrom("application/json", "application/pdf"),
+        async (template, send, secret, type) => {
+          raw = template.replace("{C}", secret).replace("{T}", type);
+          const client = createClient({ baseUrl: origin, apiKey: KEY, secret: SECRET, retry: false });
+          const error = await failure(send(client));
+          expect(error).toBeInstanceOf(Error);
+          const text = `${printed(error)}\n${inspect(error, { depth: 10 })}`;
+          expect(containsCanary(text)).toBe(false);
+        },
+      ),
+      { numRuns: 40 },
+    );
+  });
+
+  it("errors a streamed download with an error whose causes quote none of it", async () => {
+    raw = (MALFORMED[0] as string).replace("{C}", "CANARY-SECRET-123").replace("{T}", "application/pdf");
+    const error = await failure(drained(createClient({ baseUrl: origin, apiKey: KEY, secret: SECRET })));
+    expect(error).toBeInstanceOf(TypeError);
+    expect(containsCanary(inspect(error, { depth: 10 }))).toBe(false);
   });
 });
