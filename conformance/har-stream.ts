@@ -2,19 +2,14 @@
 // handed to JSON.parse one entry at a time, so memory holds one entry, not the file (a 1 GB recording
 // is read in the memory of its largest entry). The scanner only finds where entries begin and end; every
 // value that is used is parsed by JSON.parse.
+import { JSON_CHAR } from "../src/json-scan.js";
 import { InputError } from "./input-error.js";
 import { MAX_JSON_NESTING } from "./json-bounds.js";
 
 /** The largest HAR entry read: memory stays bounded in bytes whatever a file holds. */
 export const MAX_ENTRY_BYTES = 256 * 1024 * 1024;
 
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const OPEN_OBJECT = 0x7b;
-const CLOSE_OBJECT = 0x7d;
-const OPEN_ARRAY = 0x5b;
-const CLOSE_ARRAY = 0x5d;
-const COMMA = 0x2c;
+const { QUOTE, BACKSLASH, OPEN_OBJECT, CLOSE_OBJECT, OPEN_ARRAY, CLOSE_ARRAY, COMMA } = JSON_CHAR;
 
 const isSpace = (c: number): boolean => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
 

@@ -137,6 +137,7 @@ const JSON_PROBLEMS: Record<JsonProblem, string> = {
   utf8: "The request body is not valid UTF-8.",
   json: "The request body is not valid JSON.",
   depth: "The request body is nested too deeply.",
+  values: "The request body holds too many JSON values.",
 };
 
 /** A member of a parsed JSON object, read only if it is the object's own (never an inherited one). */

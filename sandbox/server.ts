@@ -187,9 +187,12 @@ export async function serveSandbox(sandbox: Sandbox, options: SandboxServerOptio
         return reply(controlError(400, "BAD_REQUEST", "Content-Type must be application/json."), op.template);
       const decoded = decodeJsonBody(read.bytes, 32);
       if (!decoded.ok) {
-        const why = { utf8: "is not UTF-8", json: "is not valid JSON", depth: "nests too deep" }[
-          decoded.problem
-        ];
+        const why = {
+          utf8: "is not UTF-8",
+          json: "is not valid JSON",
+          depth: "nests too deep",
+          values: "holds too many JSON values",
+        }[decoded.problem];
         return reply(controlError(400, "BAD_REQUEST", `The request body ${why}.`), op.template);
       }
       value = decoded.value;

@@ -1,5 +1,6 @@
 // Request bodies read with a limit in bytes, and JSON bodies decoded strictly.
 import type { IncomingMessage } from "node:http";
+import { exceedsJsonLimits } from "../json-scan.js";
 
 /** A body read whole, or the news that it passed the limit (the rest was drained, not kept). */
 export type BodyRead = { ok: true; bytes: Buffer } | { ok: false; tooLarge: true; size: number };
@@ -30,8 +31,8 @@ export function readBody(req: IncomingMessage, maxBytes: number): Promise<BodyRe
   });
 }
 
-/** Why a JSON body was refused: not UTF-8, not JSON, or nested deeper than allowed. */
-export type JsonProblem = "utf8" | "json" | "depth";
+/** Why a JSON body was refused: not UTF-8, not JSON, nested deeper than allowed, or too many values. */
+export type JsonProblem = "utf8" | "json" | "depth" | "values";
 
 /** A JSON body's value, or what is wrong with it. */
 export type JsonRead = { ok: true; value: unknown } | { ok: false; problem: JsonProblem };
@@ -40,11 +41,19 @@ export type JsonRead = { ok: true; value: unknown } | { ok: false; problem: Json
 export const MAX_JSON_DEPTH = 256;
 
 /**
- * Decode a JSON body: fatal UTF-8 (an invalid byte is an error, never a U+FFFD), then JSON.parse,
- * then a nesting limit checked without recursion (validators recurse; a 100k-deep array would
- * overflow their stack). A leading BOM is ignored.
+ * The most values (containers, members, elements) a body may hold: the contract's requests hold a
+ * few hundred; a million `{}` already cost some 50 MB of heap to parse.
+ */
+export const MAX_JSON_VALUES = 1_000_000;
+
+/**
+ * Decode a JSON body: its nesting and value count measured before anything is built (JSON.parse's
+ * heap grows with them, and validators recurse: a 100k-deep array would overflow their stack), then
+ * fatal UTF-8 (an invalid byte is an error, never a U+FFFD), then JSON.parse. A leading BOM is ignored.
  */
 export function decodeJsonBody(bytes: Uint8Array, maxDepth = MAX_JSON_DEPTH): JsonRead {
+  const over = exceedsJsonLimits(bytes, { maxDepth, maxValues: MAX_JSON_VALUES });
+  if (over) return { ok: false, problem: over };
   let text: string;
   try {
     text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
@@ -57,7 +66,7 @@ export function decodeJsonBody(bytes: Uint8Array, maxDepth = MAX_JSON_DEPTH): Js
   } catch {
     return { ok: false, problem: "json" };
   }
-  return jsonDepth(value, maxDepth) > maxDepth ? { ok: false, problem: "depth" } : { ok: true, value };
+  return { ok: true, value };
 }
 
 /** The nesting depth of a JSON value (a scalar is 0), counted iteratively and stopping past `limit`. */

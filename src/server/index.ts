@@ -5,7 +5,8 @@
 //   `//%zz/api`, `http://`, `*` → undefined or a plain path); decodeSegment; queryRecord and
 //   headerRecord (null-prototype).
 // - readBody(req, maxBytes): the body in bytes, or { tooLarge } after draining the rest unkept.
-// - decodeJsonBody(bytes): fatal UTF-8, JSON.parse, an iterative nesting limit → value or problem.
+// - decodeJsonBody(bytes): nesting and value count measured first, then fatal UTF-8 and JSON.parse →
+//   value or problem.
 // - parseMediaType, isJsonMediaType (`application/json`, `*/*+json`; never `application/json-evil`),
 //   hasEssence(header, "multipart/form-data").
 // - createSafeServer(handler, { errorBody }) / safeHandler: a thrown HttpError → its status, any
@@ -13,7 +14,7 @@
 //   shape; 'error' events on request, response and socket never reach the process.
 // - parsePort, listen(server, port, host) → { url, close }, closeOnSignals(close?) (SIGINT/SIGTERM:
 //   close every server `listen` started, then exit), reportStartError.
-export { decodeJsonBody, jsonDepth, MAX_JSON_DEPTH, readBody } from "./body.js";
+export { decodeJsonBody, jsonDepth, MAX_JSON_DEPTH, MAX_JSON_VALUES, readBody } from "./body.js";
 export type { BodyRead, JsonProblem, JsonRead } from "./body.js";
 export { createSafeServer, HttpError, safeHandler } from "./handler.js";
 export type { ErrorBody, SafeHandler, SafeServerOptions } from "./handler.js";

@@ -1,15 +1,19 @@
 // The shared plumbing's parsers never throw and never read more into input than it says.
+import { execFileSync } from "node:child_process";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
   decodeJsonBody,
   isJsonMediaType,
   jsonDepth,
+  MAX_JSON_DEPTH,
+  MAX_JSON_VALUES,
   parseMediaType,
   parsePort,
   parseRequestTarget,
   queryRecord,
 } from "../../src/server/index.js";
+import { fromRoot } from "../../scripts/lib/paths.js";
 import { deeplyNested, HOSTILE_TARGETS, hostileTarget, INVALID_UTF8 } from "../support/hostile.js";
 
 describe("parseRequestTarget", () => {
@@ -89,6 +93,31 @@ describe("decodeJsonBody", () => {
     });
     expect(jsonDepth(JSON.parse(deeplyNested(50)))).toBe(50);
     expect(jsonDepth(3)).toBe(0);
+  });
+
+  it("measures a body before parsing it: 12 MB of nesting or of empty objects is refused within a 64 MB heap", () => {
+    // In a child with a small heap: parsing either body first would run it out of memory.
+    const script = `
+      const { decodeJsonBody } = await import(${JSON.stringify(fromRoot("src/server/body.ts"))});
+      const nested = Buffer.from("[".repeat(6e6) + "]".repeat(6e6));
+      const many = Buffer.from("[" + "{},".repeat(4e6 - 1) + "{}]");
+      console.log(JSON.stringify([decodeJsonBody(nested), decodeJsonBody(many)]));`;
+    const out = execFileSync(
+      process.execPath,
+      ["--max-old-space-size=64", "--import", "tsx", "--input-type=module", "-e", script],
+      { cwd: fromRoot(), encoding: "utf8" },
+    );
+    expect(JSON.parse(out)).toEqual([
+      { ok: false, problem: "depth" },
+      { ok: false, problem: "values" },
+    ]);
+  });
+
+  it("takes a body at the limits", () => {
+    const body = `[${"0,".repeat(MAX_JSON_VALUES - 2)}0]`;
+    expect(decodeJsonBody(Buffer.from(body)).ok).toBe(true);
+    expect(decodeJsonBody(Buffer.from(`[${body}]`))).toEqual({ ok: false, problem: "values" });
+    expect(decodeJsonBody(Buffer.from(deeplyNested(MAX_JSON_DEPTH))).ok).toBe(true);
   });
 
   it("keeps a __proto__ member an own member", () => {
