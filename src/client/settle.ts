@@ -7,9 +7,9 @@ type Result = { data?: unknown; error?: unknown; response: Response };
 
 /** A fetch error without the bytes undici's HTTP parser failed on (`data`: the service's, maybe personal data). */
 function scrubbed(error: unknown): unknown {
-  for (let e = error, n = 0; e instanceof Error && n < 5; e = e.cause, n++) {
-    if (e.name === "HTTPParserError") Reflect.deleteProperty(e, "data");
-  }
+  // fetch's own errors hold it in their cause ("fetch failed", "terminated").
+  const cause = (error as Error | null)?.cause as Error | undefined;
+  if (cause?.name === "HTTPParserError") Reflect.deleteProperty(cause, "data");
   return error;
 }
 
