@@ -262,6 +262,14 @@ describe("a state file with a right digest and hostile contents", () => {
     );
   });
 
+  it("refuses a workflow receiver with credentials: workflow deliveries carry none", async () => {
+    const state = structuredClone(genuine) as { receivers: { kind: string }[] };
+    (state.receivers[0] as { kind: string }).kind = "workflow";
+    const file = join(dir, "workflow-auth.json");
+    write(file, state);
+    await expect(startSandbox({ port: 0, stateFile: file })).rejects.toThrow(/at \/receivers\/0\)/);
+  });
+
   it("refuses a file larger than any the sandbox writes, unread", async () => {
     const file = join(dir, "huge.json");
     writeFileSync(file, "");
