@@ -72,8 +72,36 @@ function redactJson(value: unknown, words: Vocabulary, depth = 0): unknown {
   return out;
 }
 
+/** Charsets a Content-Type may name in the recording; any other parameter value is the sender's. */
+const CHARSETS = new Set(["utf-8", "utf8", "us-ascii", "iso-8859-1", "latin1"]);
+
+/**
+ * A Content-Type as recorded: its media type, and a known charset; other parameters (a multipart
+ * boundary, anything a sender adds) keep their names, not their values.
+ */
+function recordedContentType(value: string): string {
+  const essence = mediaTypeEssence(value);
+  if (essence === undefined) return REDACTED;
+  const params = value
+    .split(";")
+    .slice(1)
+    .map((param) => {
+      const [rawName = "", ...rest] = param.split("=");
+      const name = rawName.trim().toLowerCase();
+      const paramValue = rest.join("=").trim().replace(/^"|"$/g, "").toLowerCase();
+      if (!/^[a-z0-9!#$&^_.+-]{1,40}$/.test(name)) return undefined;
+      return name === "charset" && CHARSETS.has(paramValue) ? `${name}=${paramValue}` : `${name}=${REDACTED}`;
+    })
+    .filter((p) => p !== undefined);
+  return [essence, ...params].join("; ");
+}
+
 const redactHeaders = (headers: [string, string][]) =>
-  headers.map(([name, value]) => ({ name, value: KEPT_HEADERS.has(name.toLowerCase()) ? value : REDACTED }));
+  headers.map(([name, value]) => {
+    const lower = name.toLowerCase();
+    if (lower === "content-type") return { name, value: recordedContentType(value) };
+    return { name, value: KEPT_HEADERS.has(lower) ? value : REDACTED };
+  });
 
 /** A body for the HAR: redacted JSON text, or only its media type and size. */
 function harContent(
