@@ -60,9 +60,9 @@ function timedStream(source: ReadableStream<Uint8Array>, call: CallScope): Reada
 export function bounded(response: Response, call: CallScope, max: number, stream: boolean): Response {
   const { body, headers } = response;
   let answer = response;
-  // fetch reads no more than the Content-Length of a body it does not decode: most answers need nothing.
-  const capped = headers.has("Content-Encoding") || !(Number(headers.get("Content-Length") ?? NaN) <= max);
-  if (body && capped && !(stream && response.ok)) {
+  // fetch reads no more than the Content-Length of a body it does not decode: most answers need no limit.
+  const unbounded = headers.has("Content-Encoding") || !(Number(headers.get("Content-Length") ?? NaN) <= max);
+  if (body && unbounded && !(stream && response.ok)) {
     let read = 0;
     const limited = body.pipeThrough(
       new TransformStream<Uint8Array, Uint8Array>({
