@@ -35,7 +35,17 @@ export function describeControlBody(op: MockOperation, value: unknown): string |
   if (!op.body) return undefined;
   const validate = compiler.validator(op.body.schemaPointer);
   if (validate(value)) return undefined;
-  const first = (validate.errors ?? []).find((e) => e.keyword !== "oneOf") ?? validate.errors?.[0];
+  const errors = validate.errors ?? [];
+  // A oneOf branch whose discriminating const failed (auth's scheme) is not the one meant: its
+  // errors would blame a member of the other scheme ("missing token" for a basic username).
+  const otherBranches = errors
+    .filter((e) => e.keyword === "const")
+    .map((e) => /^(.*\/oneOf\/\d+\/)/.exec(e.schemaPath)?.[1])
+    .filter((prefix): prefix is string => prefix !== undefined);
+  const meant = errors.filter(
+    (e) => e.keyword !== "oneOf" && !otherBranches.some((prefix) => e.schemaPath.startsWith(prefix)),
+  );
+  const first = meant[0] ?? errors.find((e) => e.keyword !== "oneOf") ?? errors[0];
   if (!first) return "The request body is invalid.";
   const params = first.params as Record<string, unknown>;
   const where = `${first.instancePath || "/"}${

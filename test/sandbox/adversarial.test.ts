@@ -110,6 +110,30 @@ describe("records made faster than they are forgotten", () => {
   });
 });
 
+describe("a refused receiver's credentials", () => {
+  it("are blamed on the member of the scheme sent, never the other scheme's", async () => {
+    const sbx = await startTestSandbox();
+    try {
+      for (const [auth, where] of [
+        [{ scheme: "basic", username: "a:b", password: "p" }, "/auth/username"],
+        [{ scheme: "basic", username: "a" }, '/auth is missing member "password"'],
+        [{ scheme: "bearer" }, '/auth is missing member "token"'],
+        [{ scheme: "bearer", token: "" }, "/auth/token"],
+      ] as const) {
+        const res = await fetch(`${sbx.running.url}/_sandbox/receivers`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ url: "http://127.0.0.1:9/", auth }),
+        });
+        expect(res.status).toBe(400);
+        expect((await res.json()).message).toContain(`Invalid request body: ${where}`);
+      }
+    } finally {
+      await sbx.running.close();
+    }
+  });
+});
+
 describe("a record edited without end", () => {
   it("keeps a bounded history of its events", async () => {
     const sbx = await startTestSandbox();
