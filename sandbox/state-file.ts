@@ -81,7 +81,14 @@ export function writeState(file: string, sandbox: Sandbox): void {
   const data = JSON.stringify(snapshot(sandbox));
   const text = `${JSON.stringify({ format: FORMAT, version: VERSION, sha256: digest(data) })}\n${data}\n`;
   const temp = `${file}.${process.pid}.tmp`;
-  const fd = openSync(temp, "w", 0o600);
+  // Created anew, never opened through whatever is at that name: a symlink planted there would
+  // otherwise receive the state (records' personal data, receivers' credentials).
+  try {
+    unlinkSync(temp);
+  } catch {
+    // Nothing left over from an earlier run.
+  }
+  const fd = openSync(temp, "wx", 0o600);
   try {
     writeSync(fd, text);
     fsyncSync(fd);

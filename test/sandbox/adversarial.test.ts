@@ -2,7 +2,7 @@
 // clock past what a date can say, flood a receiver that never answers, make records faster than
 // they are forgotten, or hand it a state file whose digest is right and whose contents are not.
 import { createHash } from "node:crypto";
-import { mkdtempSync, truncateSync, writeFileSync } from "node:fs";
+import { lstatSync, mkdtempSync, readFileSync, symlinkSync, truncateSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
@@ -225,7 +225,7 @@ describe("a state file with a right digest and hostile contents", () => {
     });
     await sbx.client.POST("/api/v2/send_text", { body: { reference: "genuine sandbox-pending-error" } });
     await sbx.running.close();
-    const text = (await import("node:fs")).readFileSync(file, "utf8");
+    const text = readFileSync(file, "utf8");
     genuine = JSON.parse(text.slice(text.indexOf("\n") + 1));
   });
 
@@ -284,6 +284,19 @@ describe("a state file with a right digest and hostile contents", () => {
       ),
       { numRuns: 150 },
     );
+  });
+
+  it("writes through no symlink planted at its temporary file's name", async () => {
+    const file = join(dir, "planted.json");
+    const victim = join(dir, "victim.txt");
+    writeFileSync(victim, "untouched");
+    symlinkSync(victim, `${file}.${process.pid}.tmp`);
+    const sbx = await startTestSandbox({ stateFile: file });
+    await sbx.client.POST("/api/v2/send_text", { body: { reference: "planted" } });
+    await sbx.running.close();
+    expect(readFileSync(victim, "utf8")).toBe("untouched");
+    expect(lstatSync(file).isSymbolicLink()).toBe(false);
+    expect(readFileSync(file, "utf8")).toMatch(/^\{"format":"idv-sandbox-state"/);
   });
 
   it("refuses a workflow receiver with credentials: workflow deliveries carry none", async () => {
