@@ -12,6 +12,7 @@ import {
   unlinkSync,
   writeSync,
 } from "node:fs";
+import { exceedsJsonLimits } from "../src/json-scan.js";
 import type { BiometricRecord } from "./biometric.js";
 import type { Timer } from "./clock.js";
 import type { Delivery, Receiver } from "./deliveries.js";
@@ -24,6 +25,12 @@ import { stateProblem } from "./state-shape.js";
  * deliveries, their timers) write far less; a larger file is not one it wrote, and is refused unread.
  */
 export const MAX_STATE_FILE_BYTES = 256 * 1024 * 1024;
+
+/**
+ * Nesting and value count of the state a file may hold: the sandbox's records nest about a dozen
+ * levels, and 100,000 records of some 200 values each, with 10,000 deliveries, stay far under.
+ */
+const STATE_JSON_LIMITS = { maxDepth: 64, maxValues: 32_000_000 };
 
 const FORMAT = "idv-sandbox-state";
 const VERSION = 1;
@@ -148,6 +155,12 @@ export function readState(file: string): StateData | undefined {
       file,
       "is torn or was edited (its contents do not match the digest in its header)",
     );
+  // Measured before JSON.parse builds it: 256 MiB of `[[[[` would take some 10 GB of heap to parse.
+  const over = exceedsJsonLimits(data, STATE_JSON_LIMITS);
+  if (over === "depth")
+    throw new StateFileError(file, `nests deeper than ${STATE_JSON_LIMITS.maxDepth} levels`);
+  if (over === "values")
+    throw new StateFileError(file, `holds more than ${STATE_JSON_LIMITS.maxValues} values`);
   let state: unknown;
   try {
     state = JSON.parse(data);

@@ -307,6 +307,18 @@ describe("a state file with a right digest and hostile contents", () => {
     await expect(startSandbox({ port: 0, stateFile: file })).rejects.toThrow(/at \/receivers\/0\)/);
   });
 
+  it("refuses a file nested deeper than the sandbox writes, before parsing it", async () => {
+    const file = join(dir, "deep.json");
+    const depth = 2_000_000;
+    // Written by hand: JSON.stringify of a value this deep would overflow the stack.
+    const data = `{"clock_offset_ms":0,"deep":${"[".repeat(depth)}${"]".repeat(depth)}}`;
+    writeFileSync(
+      file,
+      `${JSON.stringify({ format: "idv-sandbox-state", version: 1, sha256: digest(data) })}\n${data}\n`,
+    );
+    await expect(startSandbox({ port: 0, stateFile: file })).rejects.toThrow(/nests deeper than 64 levels/);
+  });
+
   it("refuses a file larger than any the sandbox writes, unread", async () => {
     const file = join(dir, "huge.json");
     writeFileSync(file, "");
