@@ -40,10 +40,16 @@ export function parseMediaType(header: string | undefined): MediaType | undefine
   return suffix === undefined ? { type, subtype, parameters } : { type, subtype, suffix, parameters };
 }
 
-/** Whether a Content-Type is JSON: `application/json` or any `…/…+json`, parameters allowed. */
+/**
+ * Whether a Content-Type is JSON the servers can read: `application/json` or any `…/…+json`, with no
+ * charset or a UTF-8 one (JSON is exchanged as UTF-8, RFC 8259 §8.1; a body declared UTF-16 would
+ * otherwise be read as UTF-8).
+ */
 export function isJsonMediaType(header: string | undefined): boolean {
   const media = parseMediaType(header);
   if (!media) return false;
+  const charset = media.parameters.get("charset")?.toLowerCase();
+  if (charset !== undefined && charset !== "utf-8" && charset !== "utf8") return false;
   return (media.type === "application" && media.subtype === "json") || media.suffix === "json";
 }
 

@@ -65,6 +65,10 @@ describe("media types", () => {
     expect(isJsonMediaType("application/json+evil")).toBe(false);
     expect(isJsonMediaType("json")).toBe(false);
     expect(isJsonMediaType(undefined)).toBe(false);
+    // Read as UTF-8 whatever it says: a body declared in another charset is not one the servers can read.
+    expect(isJsonMediaType('application/json; charset="UTF8"')).toBe(true);
+    expect(isJsonMediaType("application/json; charset=utf-16")).toBe(false);
+    expect(isJsonMediaType("application/problem+json; charset=latin1")).toBe(false);
   });
 
   it("reads parameters into a map, first one wins", () => {
