@@ -6,7 +6,13 @@ export function multipartBoundary(contentType: string | undefined): string | und
   return match?.[1] ?? match?.[2];
 }
 
-/** The parts of a multipart/form-data body (names, file names, types and sizes; values are not kept). */
+/** The most parts a form is read with: the contract's uploads have one; each part costs heap. */
+export const MAX_FORM_PARTS = 1_000;
+
+/**
+ * The parts of a multipart/form-data body (names, file names, types, sizes, and views of the values),
+ * or undefined when it is not one or has more than MAX_FORM_PARTS parts.
+ */
 export function formParts(body: RecordedBody, boundary: string | undefined): FormPart[] | undefined {
   if (body.kind === "form") return body.parts;
   if (!boundary || body.kind === "json") return undefined;
@@ -27,7 +33,7 @@ export function formParts(body: RecordedBody, boundary: string | undefined): For
     const head = chunk.subarray(0, split).toString("latin1");
     const disposition = /content-disposition:[^\r\n]*/i.exec(head)?.[0] ?? "";
     const name = /\bname="([^"]*)"/i.exec(disposition)?.[1];
-    if (name === undefined) return undefined;
+    if (name === undefined || parts.length >= MAX_FORM_PARTS) return undefined;
     const fileName = /\bfilename="([^"]*)"/i.exec(disposition)?.[1];
     const type = /content-type:\s*([^\r\n;]+)/i.exec(head)?.[1]?.trim().toLowerCase();
     // The value ends before the CRLF that precedes the next delimiter.
