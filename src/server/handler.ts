@@ -34,6 +34,12 @@ export type SafeHandler = (req: IncomingMessage, res: ServerResponse, target: Re
 
 export interface SafeServerOptions {
   errorBody: ErrorBody;
+  /**
+   * How long a whole request, headers and body, may take to arrive (60 s by default; Node's own is
+   * 300 s): a client trickling a body holds its connection and buffered bytes for that long at most,
+   * then gets a 408.
+   */
+  requestTimeoutMs?: number;
   /** Told the kind of each unexpected failure (the error's name: never its message, which may quote input). */
   onError?: (kind: string, pathname: string | undefined) => void;
 }
@@ -141,7 +147,16 @@ function answerClientError(error: NodeJS.ErrnoException, socket: Duplex, options
 
 /** An HTTP server whose handler is wrapped by `safeHandler` and whose parser errors are answered. */
 export function createSafeServer(handle: SafeHandler, options: SafeServerOptions): Server {
-  const server = createServer(safeHandler(handle, options));
+  const requestTimeout = options.requestTimeoutMs ?? 60_000;
+  const server = createServer(
+    {
+      requestTimeout,
+      headersTimeout: Math.min(requestTimeout, 30_000),
+      // Node checks the timeouts on this interval (30 s by default): a quarter keeps the overshoot small.
+      connectionsCheckingInterval: Math.max(50, Math.min(30_000, requestTimeout / 4)),
+    },
+    safeHandler(handle, options),
+  );
   // A client that half-closes after its request (`printf … | nc`) still gets its answer; Node's
   // default ends such a socket at once, dropping an answer still being made.
   (server as Server & { httpAllowHalfOpen: boolean }).httpAllowHalfOpen = true;

@@ -1,5 +1,7 @@
 // Under createSafeServer no request ends the process: throws, rejections, bad targets and bad
 // HTTP are answered in the caller's shape, and another client is answered afterwards.
+import { once } from "node:events";
+import { connect } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createSafeServer, HttpError, listen, type Listening, readBody } from "../../src/server/index.js";
 import { HOSTILE_TARGETS, rawStatus, sendRaw } from "../support/hostile.js";
@@ -102,6 +104,35 @@ describe("createSafeServer", () => {
     expect(rawStatus(big)).toBe(431);
     expect((await get("/ok")).status).toBe(200);
   });
+});
+
+describe("a request that trickles", () => {
+  it("is cut off with a 408 in the caller's shape once its time is up, and the server still answers", async () => {
+    const slow = await listen(
+      createSafeServer(
+        async (req, res) => {
+          const read = await readBody(req, 1_000);
+          res.end(read.ok ? "whole" : "too large");
+        },
+        { errorBody: (status, message) => ({ error_code: `E${status}`, message }), requestTimeoutMs: 400 },
+      ),
+      0,
+    );
+    try {
+      // Headers announce 100 bytes; 3 arrive, then nothing: without a deadline the socket stays open for minutes.
+      const socket = connect(slow.port, "127.0.0.1");
+      let answer = "";
+      socket.on("data", (chunk: Buffer) => (answer += chunk.toString("latin1")));
+      socket.on("error", () => undefined);
+      socket.write("POST /x HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\nabc");
+      await once(socket, "close");
+      expect(rawStatus(answer)).toBe(408);
+      expect(answer).toContain('"error_code":"E408"');
+      expect((await fetch(slow.url, { method: "POST", body: "ok" })).status).toBe(200);
+    } finally {
+      await slow.close();
+    }
+  }, 15_000);
 });
 
 describe("listen", () => {
