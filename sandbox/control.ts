@@ -246,8 +246,8 @@ export async function answerControl(
     case "editBiometricVerification":
       return bio(() => {
         const record = sandbox.biometric.edit(param, value?.notes ?? null);
-        // Notes are the caller's bytes too: counted against the record budget, as the request was.
-        sandbox.keep(sandbox.biometric.records, param, record, Buffer.byteLength(record.notes ?? ""));
+        // Notes are the caller's bytes too: the record is counted as what it now holds.
+        sandbox.keep(sandbox.biometric.records, param, record, Buffer.byteLength(JSON.stringify(record)));
         return record;
       });
     case "downloadBiometricPdf":

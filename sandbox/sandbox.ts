@@ -36,6 +36,13 @@ export type WorkflowCase = components["schemas"]["WorkflowCase"];
 
 /** Records kept at most, all products together; the oldest go first. */
 export const MAX_RECORDS = 100_000;
+
+/** A kept record: where it lives and the bytes it is counted as. */
+interface KeptEntry {
+  map: Map<unknown, unknown>;
+  key: unknown;
+  bytes: number;
+}
 /** Request bytes the kept records may hold, all together; the oldest go first. */
 export const MAX_RECORD_BYTES = 64 * 1024 * 1024;
 
@@ -56,7 +63,9 @@ export class Sandbox {
   readonly ids = new Map<string, number>();
   credentials: Credentials;
   /** Every kept record in the order it was made, from `keptHead` on: what to forget first. */
-  private readonly kept: { map: Map<unknown, unknown>; key: unknown; bytes: number }[] = [];
+  private readonly kept: KeptEntry[] = [];
+  /** The live entry of each kept record, by map and key: a record kept again is counted once. */
+  private readonly keptEntries = new Map<Map<unknown, unknown>, Map<unknown, KeptEntry>>();
   private keptHead = 0;
   private keptBytes = 0;
   /** The address the sandbox answers on, for URLs in records (set once listening). */
@@ -96,17 +105,29 @@ export class Sandbox {
 
   /**
    * Keep a record in its map, within the budget: past MAX_RECORDS records or MAX_RECORD_BYTES of
-   * request bytes, the oldest records are forgotten (they answer 404 from then on).
+   * request bytes, the oldest records are forgotten (they answer 404 from then on). A record kept
+   * again (an edit) keeps its place in that order and is counted as `bytes` from then on.
    */
   keep<K, V>(map: Map<K, V>, key: K, value: V, bytes: number): void {
     map.set(key, value);
-    this.kept.push({ map: map as Map<unknown, unknown>, key, bytes });
-    this.keptBytes += bytes;
+    const entries = this.keptEntries.get(map) ?? new Map<unknown, KeptEntry>();
+    this.keptEntries.set(map, entries);
+    const known = entries.get(key);
+    if (known) {
+      this.keptBytes += bytes - known.bytes;
+      known.bytes = bytes;
+    } else {
+      const entry: KeptEntry = { map: map as Map<unknown, unknown>, key, bytes };
+      this.kept.push(entry);
+      entries.set(key, entry);
+      this.keptBytes += bytes;
+    }
     const maxRecords = this.options.maxRecords ?? MAX_RECORDS;
     while (this.kept.length - this.keptHead > maxRecords || this.keptBytes > MAX_RECORD_BYTES) {
       const old = this.kept[this.keptHead++];
       if (!old) break;
       old.map.delete(old.key);
+      this.keptEntries.get(old.map)?.delete(old.key);
       // A forgotten verification's timers go with it: the clock holds no more than the records do.
       if (old.map === this.biometric.records) this.biometric.forgetTimers(String(old.key));
       this.keptBytes -= old.bytes;

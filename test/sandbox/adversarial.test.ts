@@ -156,6 +156,25 @@ describe("a record edited without end", () => {
   });
 });
 
+describe("a record kept again", () => {
+  it("is counted once and keeps its place: edits never push the record itself out", async () => {
+    const sbx = await startTestSandbox({ maxRecords: 3 });
+    try {
+      const { data } = await sbx.client.POST("/api/v2/send_text", { body: { reference: "kept" } });
+      const id = data?.transaction_id as string;
+      await sbx.control.biometric.complete(id, "pass");
+      for (let i = 0; i < 10; i++) await sbx.control.biometric.edit(id, `note ${i}`);
+      expect(sbx.running.sandbox.biometric.records.get(id)?.notes).toBe("note 9");
+      expect((await sbx.control.biometric.get(id)).state).toBe("completed");
+      // The only record, counted once as what it holds now, not once per edit.
+      const record = sbx.running.sandbox.biometric.records.get(id);
+      expect(sbx.running.sandbox.recordBytes).toBe(Buffer.byteLength(JSON.stringify(record)));
+    } finally {
+      await sbx.running.close();
+    }
+  });
+});
+
 describe("workflow cases with the longest names the control API takes", () => {
   it("count against the record budget as the bytes they hold", async () => {
     const sbx = await startTestSandbox();
