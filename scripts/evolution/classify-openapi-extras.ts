@@ -10,14 +10,17 @@ export interface ChangeSink {
   add(audience: Audience, breaking: boolean, where: string, text: string, member?: string): void;
 }
 
-/** An operation's security alternatives, each the sorted names of the schemes it needs together. */
+/**
+ * An operation's security alternatives, each the sorted names of the schemes it needs together. No
+ * requirement (absent or `[]`) is one alternative that needs nothing.
+ */
 function alternatives(doc: Json, op: Json): string[][] {
   const requirements: Json[] = Array.isArray(op?.security)
     ? op.security
     : Array.isArray(doc?.security)
       ? doc.security
       : [];
-  return requirements.map((r) => Object.keys(r ?? {}).sort());
+  return requirements.length === 0 ? [[]] : requirements.map((r) => Object.keys(r ?? {}).sort());
 }
 
 const subset = (a: string[], b: string[]) => a.every((name) => b.includes(name));
@@ -51,7 +54,7 @@ export function compareSecurity(
     audience,
     breaking,
     where,
-    `authentication was ${list(before) || "unspecified"}, is now ${list(after) || "unspecified"}`,
+    `authentication was ${list(before)}, is now ${list(after)}`,
     "security",
   );
 }
