@@ -114,6 +114,9 @@ export function writeState(file: string, sandbox: Sandbox): void {
   }
 }
 
+/** The longest first line read as the state header (it holds a format, a version and a digest). */
+const MAX_HEADER_LENGTH = 1024;
+
 /** Read a state file; undefined when it does not exist; a StateFileError when it is torn or not one. */
 export function readState(file: string): StateData | undefined {
   let text: string;
@@ -125,7 +128,8 @@ export function readState(file: string): StateData | undefined {
     throw new StateFileError(file, "cannot be read");
   }
   try {
-    // Measured on the descriptor that is read, so the file cannot grow between the check and the read.
+    // Measured on the descriptor that is read; the text's length is checked again below, since the
+    // file may still grow before the read ends.
     const stat = fstatSync(fd);
     if (!stat.isFile()) throw new StateFileError(file, "is not a regular file");
     if (stat.size > MAX_STATE_FILE_BYTES)
@@ -140,16 +144,19 @@ export function readState(file: string): StateData | undefined {
   if (text.length > MAX_STATE_FILE_BYTES)
     throw new StateFileError(file, `is larger than ${MAX_STATE_FILE_BYTES / 1024 / 1024} MiB`);
   const newline = text.indexOf("\n");
+  // The header is a few dozen bytes: a longer first line is not one, and is never parsed.
+  if (newline < 0 || newline > MAX_HEADER_LENGTH)
+    throw new StateFileError(file, "is not a sandbox state file (its first line is not the state header)");
   let header: Json;
   try {
-    header = JSON.parse(text.slice(0, newline < 0 ? text.length : newline));
+    header = JSON.parse(text.slice(0, newline));
   } catch {
     throw new StateFileError(file, "is not a sandbox state file (its first line is not the state header)");
   }
   if (header?.format !== FORMAT) throw new StateFileError(file, "is not a sandbox state file");
   if (header.version !== VERSION)
     throw new StateFileError(file, `has version ${String(header.version).slice(0, 20)}, not ${VERSION}`);
-  const data = newline < 0 ? "" : text.slice(newline + 1).replace(/\n$/, "");
+  const data = text.slice(newline + 1).replace(/\n$/, "");
   if (digest(data) !== header.sha256)
     throw new StateFileError(
       file,

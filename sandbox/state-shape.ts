@@ -2,6 +2,7 @@
 // the file is whole, not that the sandbox wrote it: anyone can write a file with a right digest, so
 // every member the restore and the delivery queue rely on is checked first, without recursion into
 // records, and a file that fails is refused as a whole, naming where (never a value).
+import { exceedsJsonLimits } from "../src/json-scan.js";
 import { jsonDepth } from "../src/server/index.js";
 import { MAX_VIRTUAL_TIME } from "./clock.js";
 import { receiverUrl } from "./control.js";
@@ -64,6 +65,8 @@ function receiver(r: Json): boolean {
 
 /** Whether a saved delivery's body is a JSON object, as the listing parses it to show the payload. */
 function jsonObject(text: string): boolean {
+  // Measured before it is parsed, here and again whenever the delivery is listed.
+  if (exceedsJsonLimits(text, { maxDepth: MAX_STATE_DEPTH, maxValues: 100_000 })) return false;
   try {
     return isObject(JSON.parse(text));
   } catch {

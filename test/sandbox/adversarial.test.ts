@@ -1,6 +1,7 @@
 // What a hostile client, receiver or state file can do to the sandbox, class by class: drive the
 // clock past what a date can say, flood a receiver that never answers, make records faster than
 // they are forgotten, or hand it a state file whose digest is right and whose contents are not.
+import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { lstatSync, mkdtempSync, readFileSync, symlinkSync, truncateSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -303,6 +304,29 @@ describe("a state file with a right digest and hostile contents", () => {
       ),
       { numRuns: 150 },
     );
+  });
+
+  it("never parses a first line longer than a header, nor a saved delivery body nested past the limit", async () => {
+    // A first line of 20 MB of nested arrays: parsed, it runs a 64 MB heap out of memory.
+    const long = join(dir, "long-header.json");
+    writeFileSync(long, `${"[".repeat(10_000_000)}${"]".repeat(10_000_000)}\n{}\n`);
+    const script = `
+      const { readState } = await import(${JSON.stringify(join(process.cwd(), "sandbox/state-file.ts"))});
+      try { readState(${JSON.stringify(long)}); console.log("read"); } catch (e) { console.log(e.message); }`;
+    const out = execFileSync(
+      process.execPath,
+      ["--max-old-space-size=64", "--import", "tsx", "--input-type=module", "-e", script],
+      { encoding: "utf8" },
+    );
+    expect(out).toContain("its first line is not the state header");
+    // A delivery whose body nests past what the sandbox writes is refused with the file, by place.
+    const state = structuredClone(genuine) as { deliveries: { body: string }[] };
+    const [first] = state.deliveries;
+    if (!first) throw new Error("the genuine state has no delivery");
+    first.body = `{"a":${"[".repeat(100)}${"]".repeat(100)}}`;
+    const file = join(dir, "deep-body.json");
+    write(file, state);
+    await expect(startSandbox({ port: 0, stateFile: file })).rejects.toThrow(/at \/deliveries\/0\)/);
   });
 
   it("writes through no symlink planted at its temporary file's name", async () => {
