@@ -168,7 +168,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   // Exchanges under way: closing waits for their verdicts, so none is lost from the summary.
   const inFlight = new Set<Promise<void>>();
 
-  function handle(req: IncomingMessage, res: ServerResponse, target: RequestTarget): void {
+  function handle(req: IncomingMessage, res: ServerResponse, target: RequestTarget): Promise<void> | void {
     let settle = (): void => undefined;
     const done = new Promise<void>((resolve) => (settle = resolve));
     inFlight.add(done);
@@ -176,12 +176,12 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     res.once("close", () => setImmediate(settle));
     // The request's body stays unread while held: the client's socket is what waits, not memory.
     const ready = options.ready?.();
-    if (!ready) forward(req, res, target, settle);
-    else
-      void ready.then(() => {
-        if (res.destroyed) settle();
-        else forward(req, res, target, settle);
-      });
+    if (!ready) return forward(req, res, target, settle);
+    // Returned, so that the safe handler answers anything forward throws after the wait.
+    return ready.then(() => {
+      if (res.destroyed) settle();
+      else forward(req, res, target, settle);
+    });
   }
 
   function forward(
@@ -319,7 +319,9 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     };
   }
 
-  const server = createSafeServer(handle, { errorBody: proxyError });
+  // No deadline for a whole request: one held while the recording catches up, or an upload paced by
+  // a slow service, must not be cut off and lost.
+  const server = createSafeServer(handle, { errorBody: proxyError, requestTimeoutMs: 0 });
   const listening: Listening = await listen(server, options.port ?? 4011, options.host ?? "127.0.0.1");
   return {
     url: listening.url,

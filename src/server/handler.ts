@@ -37,7 +37,7 @@ export interface SafeServerOptions {
   /**
    * How long a whole request, headers and body, may take to arrive (60 s by default; Node's own is
    * 300 s): a client trickling a body holds its connection and buffered bytes for that long at most,
-   * then gets a 408.
+   * then gets a 408. 0: no deadline for the whole request.
    */
   requestTimeoutMs?: number;
   /** Told the kind of each unexpected failure (the error's name: never its message, which may quote input). */
@@ -149,12 +149,15 @@ function answerClientError(error: NodeJS.ErrnoException, socket: Duplex, options
 export function createSafeServer(handle: SafeHandler, options: SafeServerOptions): Server {
   const requestTimeout = options.requestTimeoutMs ?? 60_000;
   const server = createServer(
-    {
-      requestTimeout,
-      headersTimeout: Math.min(requestTimeout, 30_000),
-      // Node checks the timeouts on this interval (30 s by default): a quarter keeps the overshoot small.
-      connectionsCheckingInterval: Math.max(50, Math.min(30_000, requestTimeout / 4)),
-    },
+    requestTimeout > 0
+      ? {
+          requestTimeout,
+          headersTimeout: Math.min(requestTimeout, 30_000),
+          // Node checks the timeouts on this interval (30 s by default): a quarter keeps the overshoot small.
+          connectionsCheckingInterval: Math.max(50, Math.min(30_000, requestTimeout / 4)),
+        }
+      : // No deadline for the whole request; Node's own for its headers (60 s) still applies.
+        { requestTimeout: 0 },
     safeHandler(handle, options),
   );
   // A client that half-closes after its request (`printf … | nc`) still gets its answer; Node's

@@ -223,7 +223,7 @@ describe("an answer larger than the client reads whole", () => {
       fc.asyncProperty(fc.constantFrom(...BODIES), fc.constantFrom(...CALLS.keys()), async (body, index) => {
         const download = index === 3;
         answer = serve(body, download ? "application/pdf" : "application/json");
-        const started = performance.now();
+        // A RangeError, not the deadline's TimeoutError: the cap ended the call.
         const error = await failure(
           CALLS[index]!(clientWith({ maxResponseBytes: MAX, timeoutMs: 20_000, retry: false })),
         );
@@ -231,7 +231,6 @@ describe("an answer larger than the client reads whole", () => {
         expect((error as Error).message).toMatch(
           /^(GET|POST) \/api\/\S+: the response \(HTTP \d+\) is over 262144 bytes$/,
         );
-        expect(performance.now() - started).toBeLessThan(5_000);
         // The download under it was stopped: the server could not write much more than the limit.
         if (body.startsWith("endless")) expect(written).toBeLessThan(64 * 1024 * 1024);
       }),
