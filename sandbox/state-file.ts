@@ -182,6 +182,8 @@ export function readState(file: string): StateData | undefined {
 /** Put saved state back into a fresh sandbox. */
 export function restoreState(sandbox: Sandbox, data: StateData): void {
   for (const [k, v] of data.ids) sandbox.ids.set(k, v);
+  // The clock first: a record or delivery the budgets forget below takes its timers with it.
+  sandbox.clock.restore(data.clock_offset_ms, data.timers);
   // Through the record budget, in the order they were saved: the oldest are still forgotten first.
   const size = (v: unknown) => JSON.stringify(v).length;
   for (const r of data.biometric) sandbox.keep(sandbox.biometric.records, r.transaction_id, r, size(r));
@@ -193,10 +195,9 @@ export function restoreState(sandbox: Sandbox, data: StateData): void {
   for (const [k, v] of data.edd) sandbox.keep(sandbox.edd, k, v, size(v));
   for (const [k, v] of data.workflow) sandbox.keep(sandbox.workflow, k, v, size(v));
   sandbox.queue.restore(data.receivers, data.deliveries);
-  sandbox.clock.restore(data.clock_offset_ms, data.timers);
   // An attempt in flight when the sandbox stopped left its delivery pending without a timer: try again.
   const timed = new Set(data.timers.filter((t) => t.kind === "delivery").map((t) => t.ref));
-  for (const d of data.deliveries) {
+  for (const d of sandbox.queue.deliveries.values()) {
     if (d.status === "pending" && !timed.has(d.id))
       sandbox.clock.at(d.next_attempt_at ?? 0, "delivery", d.id);
   }

@@ -329,6 +329,26 @@ describe("a state file with a right digest and hostile contents", () => {
     await expect(startSandbox({ port: 0, stateFile: file })).rejects.toThrow(/at \/deliveries\/0\)/);
   });
 
+  it("restored past the record budget, keeps no timer of a record it forgot", async () => {
+    const file = join(dir, "over-budget.json");
+    const first = await startTestSandbox({ stateFile: file });
+    // Pending journeys: each verification waits on a timer of its own.
+    for (let i = 0; i < 6; i++)
+      await first.client.POST("/api/v2/send_text", { body: { reference: `over sandbox-pending-${i}` } });
+    await first.running.close();
+    const again = await startTestSandbox({ stateFile: file, maxRecords: 2 });
+    try {
+      const records = again.running.sandbox.biometric.records;
+      expect(records.size).toBe(2);
+      const orphans = again.running.sandbox.clock
+        .pending()
+        .filter((t) => t.kind !== "delivery" && !records.has(t.ref));
+      expect(orphans).toEqual([]);
+    } finally {
+      await again.running.close();
+    }
+  });
+
   it("writes through no symlink planted at its temporary file's name", async () => {
     const file = join(dir, "planted.json");
     const victim = join(dir, "victim.txt");
