@@ -76,10 +76,10 @@ function redactJson(value: unknown, words: Vocabulary, depth = 0): unknown {
 const CHARSETS = new Set(["utf-8", "utf8", "us-ascii", "iso-8859-1", "latin1"]);
 
 /**
- * A Content-Type as recorded: its media type, and a known charset; other parameters (a multipart
- * boundary, anything a sender adds) keep their names, not their values.
+ * A Content-Type as recorded: its media type when the contract or common traffic names it, a known
+ * charset, and whether it had a boundary; nothing else a sender wrote.
  */
-function recordedContentType(value: string): string {
+function recordedContentType(value: string, words: Vocabulary): string {
   const essence = mediaTypeEssence(value);
   if (essence === undefined) return REDACTED;
   const params = value
@@ -89,17 +89,19 @@ function recordedContentType(value: string): string {
       const [rawName = "", ...rest] = param.split("=");
       const name = rawName.trim().toLowerCase();
       const paramValue = rest.join("=").trim().replace(/^"|"$/g, "").toLowerCase();
-      if (!/^[a-z0-9!#$&^_.+-]{1,40}$/.test(name)) return undefined;
-      return name === "charset" && CHARSETS.has(paramValue) ? `${name}=${paramValue}` : `${name}=${REDACTED}`;
+      if (name === "charset")
+        return CHARSETS.has(paramValue) ? `charset=${paramValue}` : `charset=${REDACTED}`;
+      // A parameter's name is the sender's too; only the boundary a multipart body needs is named.
+      return name === "boundary" ? `boundary=${REDACTED}` : undefined;
     })
     .filter((p) => p !== undefined);
-  return [essence, ...params].join("; ");
+  return [words.mediaType(essence), ...params].join("; ");
 }
 
-const redactHeaders = (headers: [string, string][]) =>
+const redactHeaders = (headers: [string, string][], words: Vocabulary) =>
   headers.map(([name, value]) => {
     const lower = name.toLowerCase();
-    if (lower === "content-type") return { name, value: recordedContentType(value) };
+    if (lower === "content-type") return { name, value: recordedContentType(value, words) };
     return { name, value: KEPT_HEADERS.has(lower) ? value : REDACTED };
   });
 
@@ -109,7 +111,8 @@ function harContent(
   words: Vocabulary,
 ): { mimeType: string; size: number; text?: string; comment?: string } {
   const type = message.headers.find(([name]) => name.toLowerCase() === "content-type")?.[1];
-  const mimeType = type === undefined ? "" : (mediaTypeEssence(type) ?? REDACTED);
+  const essence = type === undefined ? undefined : mediaTypeEssence(type);
+  const mimeType = type === undefined ? "" : essence === undefined ? REDACTED : words.mediaType(essence);
   const base = { mimeType, size: message.size };
   if (message.size > 0 && !message.body)
     return { ...base, comment: "body not recorded: over the capture limit" };
@@ -199,7 +202,7 @@ export class HarRecorder {
         url,
         httpVersion: "HTTP/1.1",
         cookies: [],
-        headers: redactHeaders(exchange.request.headers),
+        headers: redactHeaders(exchange.request.headers, this.words),
         queryString,
         headersSize: -1,
         bodySize: exchange.request.size,
@@ -212,7 +215,7 @@ export class HarRecorder {
         statusText: "",
         httpVersion: "HTTP/1.1",
         cookies: [],
-        headers: redactHeaders(exchange.response.headers),
+        headers: redactHeaders(exchange.response.headers, this.words),
         content: harContent(exchange.response, this.words),
         redirectURL: "",
         headersSize: -1,

@@ -162,7 +162,10 @@ describe("idv-conformance proxy", () => {
     // A Content-Type's parameters are the sender's: only a known charset keeps its value.
     await fetch(`${proxy.url}/api/v4/pep_checks`, {
       method: "POST",
-      headers: { ...V4, "content-type": `application/json; charset=UTF-8; note="${CANARIES[1]}"` },
+      headers: {
+        ...V4,
+        "content-type": `application/json; charset=UTF-8; note="${CANARIES[1]}"; ${CANARIES[0]}=1`,
+      },
       body: JSON.stringify(body),
     }).then((r) => r.arrayBuffer());
     const { status } = await proxy.stop();
@@ -173,7 +176,7 @@ describe("idv-conformance proxy", () => {
     expect(log.entries).toHaveLength(3);
     expect(log.entries[2].request.headers).toContainEqual({
       name: "content-type",
-      value: "application/json; charset=utf-8; note=[redacted]",
+      value: "application/json; charset=utf-8",
     });
     expect(log.entries[0].request.headers).toContainEqual({ name: "svc-api-key", value: "[redacted]" });
     expect(log.entries[0].request.headers).toContainEqual({
