@@ -4,7 +4,7 @@
 // value that is used is parsed by JSON.parse.
 import { JSON_CHAR } from "../src/json-scan.js";
 import { InputError } from "./input-error.js";
-import { MAX_JSON_NESTING } from "./json-bounds.js";
+import { MAX_RECORDING_NESTING } from "./json-bounds.js";
 
 /** The largest HAR entry read: memory stays bounded in bytes whatever a file holds. */
 export const MAX_ENTRY_BYTES = 256 * 1024 * 1024;
@@ -106,10 +106,10 @@ export async function* harEntries(chunks: AsyncIterable<Buffer>, file: string): 
       } else if (c === OPEN_OBJECT || c === OPEN_ARRAY) {
         started = true;
         // The stack grows with nesting anywhere in the file, even outside the entries (never parsed).
-        if (stack.length >= MAX_JSON_NESTING)
+        if (stack.length >= MAX_RECORDING_NESTING)
           throw new InputError(
             capturing ? `${file}: entry ${index}` : file,
-            `nests more than ${MAX_JSON_NESTING} levels deep`,
+            `nests more than ${MAX_RECORDING_NESTING} levels deep`,
           );
         stack.push(c);
         expectKey.push(c === OPEN_OBJECT);

@@ -1,7 +1,6 @@
 // The virtual clock's pending timers as a binary min-heap on (at, id): adding or taking one costs
-// O(log n), so firing a week of timers that each schedule deliveries stays linear-logarithmic. A
-// sorted array cost a move of every later timer per insert: 100,000 verifications archived by one
-// advance took minutes.
+// O(log n), so one advance that fires many timers, each scheduling more, stays linear-logarithmic
+// (docs/decisions/sandbox.md).
 import type { Timer } from "./clock.js";
 
 const before = (a: Timer, b: Timer): boolean => a.at < b.at || (a.at === b.at && a.id < b.id);

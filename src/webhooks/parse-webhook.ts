@@ -1,8 +1,7 @@
 import type { ErrorObject } from "ajv";
 import { webhookChannels } from "../../generated/webhook-events.js";
 import { escapeToken } from "../json-pointer.js";
-// Only the iterative depth count: body.js brings nothing of node:http at run time.
-import { jsonDepth } from "../server/body.js";
+import { exceedsJsonLimits } from "../json-scan.js";
 import { contractWords, validatorAt } from "./contract.js";
 import { type HeadersLike, readHeader } from "./headers.js";
 import type {
@@ -125,6 +124,12 @@ function identify(
  * type the contract does not know is returned with `kind: "unknown"`, never as an error.
  */
 export function parseWebhook(body: RawBody, headers: HeadersLike | null = {}): ParseWebhookResult {
+  // Measured before JSON.parse builds it: a deep body costs heap to parse and stack to walk.
+  if (exceedsJsonLimits(body, { maxDepth: MAX_WEBHOOK_DEPTH, maxValues: Infinity }))
+    return fail({
+      kind: "too_deep",
+      message: `The body nests arrays or objects more than ${MAX_WEBHOOK_DEPTH} levels deep; no delivery of the contract comes close.`,
+    });
   let payload: unknown;
   try {
     payload = decode(body);
@@ -132,11 +137,6 @@ export function parseWebhook(body: RawBody, headers: HeadersLike | null = {}): P
     // The parser's own message quotes the body, which may hold personal data.
     return fail({ kind: "not_json", message: "The body is not JSON (or not UTF-8)." });
   }
-  if (jsonDepth(payload, MAX_WEBHOOK_DEPTH) > MAX_WEBHOOK_DEPTH)
-    return fail({
-      kind: "too_deep",
-      message: `The body nests arrays or objects more than ${MAX_WEBHOOK_DEPTH} levels deep; no delivery of the contract comes close.`,
-    });
 
   const webhookId = readHeader(headers, WORKFLOW_ID_HEADER);
   const found = identify(payload, headers, webhookId);

@@ -6,7 +6,7 @@ import fc from "fast-check";
 import { XMLValidator } from "fast-xml-parser";
 import { afterAll, describe, expect, it } from "vitest";
 import { toNdjson } from "../../bench/corpus.js";
-import { MAX_JSON_NESTING, MAX_JSON_VALUES, MEASURE_ABOVE } from "../../conformance/json-bounds.js";
+import { MAX_RECORDING_NESTING, MAX_RECORDING_VALUES, MEASURE_ABOVE } from "../../conformance/json-bounds.js";
 import { fromRoot, ROOT } from "../../scripts/lib/paths.js";
 import { hasStackTrace, tempDir } from "./support/cli.js";
 import { example } from "./support/exchanges.js";
@@ -38,14 +38,14 @@ function costlyJson(shape: "deep" | "many", extra: number): string {
   // A long string member first, so that even a shallow text is large enough to be measured.
   const pad = `{"pad": "${"x".repeat(MEASURE_ABOVE)}", "v": `;
   if (shape === "deep") {
-    const depth = MAX_JSON_NESTING + 1 + extra;
+    const depth = MAX_RECORDING_NESTING + 1 + extra;
     return `${pad}${"[".repeat(depth)}${"]".repeat(depth)}}`;
   }
-  return `${pad}[${"0,".repeat(MAX_JSON_VALUES + extra)}0]}`;
+  return `${pad}[${"0,".repeat(MAX_RECORDING_VALUES + extra)}0]}`;
 }
 
 const REASON = {
-  deep: new RegExp(`nests more than ${MAX_JSON_NESTING} levels deep`),
+  deep: new RegExp(`nests more than ${MAX_RECORDING_NESTING} levels deep`),
   many: /holds more than 4,000,000 JSON values/,
 };
 
