@@ -121,7 +121,8 @@ function parserStatus(code: string | undefined): number {
  */
 function answerClientError(error: NodeJS.ErrnoException, socket: Duplex, options: SafeServerOptions): void {
   // Node keeps the response in flight on the socket; raw bytes after its headers would corrupt it.
-  const inFlight = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+  const inFlight = (socket as Duplex & { _httpMessage?: { headersSent?: boolean; req?: IncomingMessage } })
+    ._httpMessage;
   if (error.code === "ECONNRESET" || !socket.writable || inFlight?.headersSent) {
     socket.destroy();
     return;
@@ -135,7 +136,9 @@ function answerClientError(error: NodeJS.ErrnoException, socket: Duplex, options
         : "The request is not valid HTTP.";
   let body: string;
   try {
-    body = JSON.stringify(options.errorBody(status, message, undefined));
+    // A request whose headers arrived (then timed out in its body) has a path: its shape is known.
+    const pathname = inFlight?.req ? parseRequestTarget(inFlight.req.url)?.pathname : undefined;
+    body = JSON.stringify(options.errorBody(status, message, pathname));
   } catch {
     body = JSON.stringify({ message });
   }

@@ -114,7 +114,10 @@ describe("a request that trickles", () => {
           const read = await readBody(req, 1_000);
           res.end(read.ok ? "whole" : "too large");
         },
-        { errorBody: (status, message) => ({ error_code: `E${status}`, message }), requestTimeoutMs: 400 },
+        {
+          errorBody: (status, message, pathname) => ({ error_code: `E${status}`, message, where: pathname }),
+          requestTimeoutMs: 400,
+        },
       ),
       0,
     );
@@ -128,6 +131,8 @@ describe("a request that trickles", () => {
       await once(socket, "close");
       expect(rawStatus(answer)).toBe(408);
       expect(answer).toContain('"error_code":"E408"');
+      // Its headers arrived, so its path is known and its shape is the path's.
+      expect(answer).toContain('"where":"/x"');
       expect((await fetch(slow.url, { method: "POST", body: "ok" })).status).toBe(200);
     } finally {
       await slow.close();
