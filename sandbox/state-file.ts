@@ -18,7 +18,7 @@ import type { Timer } from "./clock.js";
 import type { Delivery, Receiver } from "./deliveries.js";
 import type { KybRecord, ManualRecord, PepRecord, PropertyRecord } from "./products.js";
 import type { Sandbox, WorkflowCase } from "./sandbox.js";
-import { stateProblem } from "./state-shape.js";
+import { MAX_STATE_DEPTH, stateProblem } from "./state-shape.js";
 
 /**
  * The largest state file read: the sandbox's own budgets (64 MiB of request bytes, 10,000
@@ -30,7 +30,7 @@ export const MAX_STATE_FILE_BYTES = 256 * 1024 * 1024;
  * Nesting and value count of the state a file may hold: the sandbox's records nest about a dozen
  * levels, and 100,000 records of some 200 values each, with 10,000 deliveries, stay far under.
  */
-const STATE_JSON_LIMITS = { maxDepth: 64, maxValues: 32_000_000 };
+const STATE_JSON_LIMITS = { maxDepth: MAX_STATE_DEPTH, maxValues: 32_000_000 };
 
 const FORMAT = "idv-sandbox-state";
 const VERSION = 1;

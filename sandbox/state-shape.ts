@@ -3,7 +3,6 @@
 // every member the restore and the delivery queue rely on is checked first, without recursion into
 // records, and a file that fails is refused as a whole, naming where (never a value).
 import { exceedsJsonLimits } from "../src/json-scan.js";
-import { jsonDepth } from "../src/server/index.js";
 import { MAX_VIRTUAL_TIME } from "./clock.js";
 import { receiverUrl } from "./control.js";
 import { MAX_RECEIVERS } from "./deliveries.js";
@@ -11,8 +10,11 @@ import { MAX_RECEIVERS } from "./deliveries.js";
 // Saved state is JSON of the sandbox's own making, checked member by member here.
 type Json = any;
 
-/** Nesting the sandbox's records never come near (its deepest response nests about a dozen levels). */
-const MAX_STATE_DEPTH = 64;
+/**
+ * Nesting the sandbox's records never come near (its deepest response nests about a dozen levels):
+ * readState refuses a deeper file before parsing it, so nothing recursive walks one.
+ */
+export const MAX_STATE_DEPTH = 64;
 
 const isObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === "object" && v !== null && !Array.isArray(v);
@@ -94,8 +96,6 @@ const delivery = (d: Json) =>
 /** The pointer of the first member of saved state the sandbox cannot restore, or undefined when it can. */
 export function stateProblem(data: unknown): string | undefined {
   if (!isObject(data)) return "/";
-  // Measured without recursion, before anything recursive (JSON.stringify of a record) walks it.
-  if (jsonDepth(data, MAX_STATE_DEPTH + 1) > MAX_STATE_DEPTH) return "/ (nested too deep)";
   const offset = data.clock_offset_ms;
   if (typeof offset !== "number" || !(offset >= 0) || Date.now() + offset > MAX_VIRTUAL_TIME)
     return "/clock_offset_ms";
