@@ -56,6 +56,14 @@ const file = (path: string, id: number | string) =>
   call("get", path, { params: { path: { id, transaction_id: id } }, parseAs: "arrayBuffer" });
 const text = (r: { data?: Json }) => Buffer.from(r.data as ArrayBuffer).toString("latin1");
 
+/** A new EDD case with the given reference; its id. */
+async function newEddCase(reference: string): Promise<number> {
+  const { data } = await sbx.client.POST("/api/v4/outsource_cases", {
+    body: { reference, email: "contact@example.org", entity_type: "trust", contact_phone: "+64 21 555" },
+  });
+  return data?.id as number;
+}
+
 describe("records from the request's own data", () => {
   it("answers every JSON example request of the contract with 200", async () => {
     for (const { method, path, op } of operations(doc)) {
@@ -136,15 +144,7 @@ describe("records from the request's own data", () => {
   });
 
   it("an EDD upload's file name is kept to its last 255 characters, so uploads cannot grow memory past the budget", async () => {
-    const { data } = await sbx.client.POST("/api/v4/outsource_cases", {
-      body: {
-        reference: "EDD-10",
-        email: "contact@example.org",
-        entity_type: "trust",
-        contact_phone: "+64 21 555",
-      },
-    });
-    const id = data?.id as number;
+    const id = await newEddCase("EDD-10");
     await sbx.client.upload("post", "/api/v4/outsource_cases/{id}/upload", {
       params: { path: { id } },
       file: new File([Buffer.from("deed")], `${"n".repeat(200_000)}.pdf`, { type: "application/pdf" }),
@@ -155,15 +155,7 @@ describe("records from the request's own data", () => {
   });
 
   it("an EDD case lists at most its last 100 uploads, so uploads cannot grow memory without bound", async () => {
-    const { data } = await sbx.client.POST("/api/v4/outsource_cases", {
-      body: {
-        reference: "EDD-11",
-        email: "contact@example.org",
-        entity_type: "trust",
-        contact_phone: "+64 21 555",
-      },
-    });
-    const id = data?.id as number;
+    const id = await newEddCase("EDD-11");
     for (let i = 0; i < 105; i++) {
       const up = await sbx.client.upload("post", "/api/v4/outsource_cases/{id}/upload", {
         params: { path: { id } },
@@ -179,15 +171,7 @@ describe("records from the request's own data", () => {
   });
 
   it("an EDD asset's download_url answers with the bytes, media type and name that were uploaded", async () => {
-    const { data } = await sbx.client.POST("/api/v4/outsource_cases", {
-      body: {
-        reference: "EDD-12",
-        email: "contact@example.org",
-        entity_type: "trust",
-        contact_phone: "+64 21 555",
-      },
-    });
-    const id = data?.id as number;
+    const id = await newEddCase("EDD-12");
     const bytes = Buffer.from(Array.from({ length: 3000 }, (_, i) => (i * 7) % 256));
     const name = 'Trust "deed" – résumé.pdf';
     await sbx.client.upload("post", "/api/v4/outsource_cases/{id}/upload", {
@@ -225,15 +209,7 @@ describe("records from the request's own data", () => {
   });
 
   it("an EDD case: the next GET lists an upload; completed sends case_completed", async () => {
-    const { data } = await sbx.client.POST("/api/v4/outsource_cases", {
-      body: {
-        reference: "EDD-9",
-        email: "contact@example.org",
-        entity_type: "trust",
-        contact_phone: "+64 21 555",
-      },
-    });
-    const id = data?.id as number;
+    const id = await newEddCase("EDD-9");
     const up = await sbx.client.upload("post", "/api/v4/outsource_cases/{id}/upload", {
       params: { path: { id } },
       file: new File([Buffer.from("deed")], "trust-deed.pdf", { type: "application/pdf" }),
