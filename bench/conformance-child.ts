@@ -1,6 +1,6 @@
 // One side of the conformance benchmark, run in its own process (compiled, plain node) so that the
 // timings and memory of idv-conformance and Prism's validator do not disturb each other.
-//   node conformance-child.js create|open|prism CORPUS.ndjson → one JSON line: CPU and wall times, verdicts
+//   node conformance-child.js create|open|prism|floor CORPUS.ndjson → one JSON line: CPU and wall times, verdicts
 //   node conformance-child.js prism-first ONE.ndjson     → prints the first verdict as soon as it has it
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -34,6 +34,36 @@ async function ours(mode: "create" | "open"): Promise<Judge> {
       ok: result.ok,
       checks: [...new Set([...result.violations, ...result.warnings].map((v) => v.check))],
     };
+  };
+}
+
+/**
+ * The floor: what no checker of recorded JSON traffic can skip. `JSON.parse` of the line, base64 decoding,
+ * `JSON.parse` of every body whose Content-Type says JSON; nothing else. Its verdict is always "ok".
+ */
+function floor(): Judge {
+  const isJson = (headers: unknown): boolean => {
+    if (!Array.isArray(headers)) return false;
+    for (const h of headers)
+      if (String(h?.name).toLowerCase() === "content-type") return String(h.value).includes("json");
+    return false;
+  };
+  const parse = (message: Any): void => {
+    if (typeof message?.body !== "string") return;
+    const text =
+      message.bodyEncoding === "base64" ? Buffer.from(message.body, "base64").toString("utf8") : message.body;
+    if (!isJson(message.headers)) return;
+    try {
+      JSON.parse(text);
+    } catch {
+      // Not JSON: the floor does no more than try.
+    }
+  };
+  return (line) => {
+    const raw = JSON.parse(line);
+    parse(raw.request);
+    parse(raw.response);
+    return { ok: true, checks: [] };
   };
 }
 
@@ -102,7 +132,7 @@ async function prism(): Promise<Judge> {
 
 async function main(): Promise<void> {
   const [mode, file] = process.argv.slice(2);
-  if (!file) throw new Error("usage: conformance-child ours|prism|prism-first FILE");
+  if (!file) throw new Error("usage: conformance-child create|open|prism|floor|prism-first FILE");
   const cpu = () => {
     const { user, system } = process.cpuUsage();
     return (user + system) / 1000;
@@ -117,10 +147,11 @@ async function main(): Promise<void> {
     process.stdout.write(`${JSON.stringify(judge(lines[0] as string, 0))}\n`);
     return;
   }
-  if (mode !== "prism" && mode !== "create" && mode !== "open") throw new Error(`unknown mode ${mode}`);
+  if (mode !== "prism" && mode !== "create" && mode !== "open" && mode !== "floor")
+    throw new Error(`unknown mode ${mode}`);
   // Cold: from the start of the process (Node's own start, module loading, the contract, every
   // validator's first use) to the end of the first pass. Reading the corpus file is left out on both sides.
-  const judge = mode === "prism" ? await prism() : await ours(mode);
+  const judge = mode === "prism" ? await prism() : mode === "floor" ? floor() : await ours(mode);
   const verdicts = lines.map((line, i) => judge(line, i));
   const coldCpuMs = cpu() - readCpu;
   const coldWallMs = performance.now();
