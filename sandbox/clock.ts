@@ -1,6 +1,11 @@
 // The sandbox's virtual clock: real time plus an offset the control API can advance. Every timer of
 // the sandbox (journeys, retries, archives, the lifespan) is a plain record on this clock, so that
 // advancing it fires what falls due in order, and pending timers can be saved with the state.
+//
+// While timers run, the clock reads each one's due time (as fake-timer libraries do): an event is
+// stamped when it fell due, and a timer scheduled from "now" by another lands where real time would
+// have put it, so chains of timers complete within one advance. A long run fires its timers in
+// slices and lets other work (requests, I/O) run between them, so no advance holds the server.
 import { TimerHeap } from "./timer-heap.js";
 
 /** A timer as data: what to do (`kind`, `ref`) and when, in virtual epoch milliseconds. */
@@ -17,11 +22,16 @@ export type TimerHandler = (timer: Timer) => void;
 /** Far more timers than one advance can reasonably fire; a guard against a handler that loops. */
 const MAX_FIRED_PER_RUN = 1_000_000;
 
+/** Real milliseconds a run fires timers before it lets other work run. */
+const SLICE_MS = 10;
+
 export interface ClockOptions {
   /** How many timers one run may fire before it gives up (1,000,000 by default). */
   maxFiredPerRun?: number;
   /** Told, in one line without values, when timers fired by the real timeout fail (stderr by default). */
   log?: (line: string) => void;
+  /** Real milliseconds a run fires timers before it yields to other work (10 by default). */
+  sliceMs?: number;
 }
 
 /**
@@ -33,6 +43,18 @@ export const MAX_VIRTUAL_TIME = Date.UTC(9999, 0, 1);
 /** The longest real wait setTimeout accepts (about 24.8 days). */
 const MAX_REAL_WAIT = 2 ** 31 - 1;
 
+/** A run asked for: an advance by `ms` (0 for the timers already due), settled when it is done. */
+interface RunRequest {
+  ms: number;
+  fromTimeout: boolean;
+  resolve: () => void;
+  reject: (error: unknown) => void;
+  /** Once started: where the clock read before it, where it runs to, and how many timers it fired. */
+  from?: number;
+  target?: number;
+  fired: number;
+}
+
 export class VirtualClock {
   private offset = 0;
   private nextId = 1;
@@ -43,11 +65,18 @@ export class VirtualClock {
   /** Timers cancelled but still in `timers`. */
   private readonly cancelled = new Set<Timer>();
   private real: NodeJS.Timeout | undefined;
+  /** While a run fires timers: the virtual time, the due time of the latest timer fired. */
+  private pinned: number | undefined;
+  /** Runs asked for and not yet done, in order; the first is running. */
+  private readonly requests: RunRequest[] = [];
+  /** Milliseconds of advances asked for and not yet applied (the limit counts them). */
+  private queuedMs = 0;
   private running = false;
   private stopped = false;
   private handler: TimerHandler = () => {};
 
   private readonly maxFiredPerRun: number;
+  private readonly sliceMs: number;
   private readonly log: (line: string) => void;
 
   constructor(
@@ -55,17 +84,18 @@ export class VirtualClock {
     options: ClockOptions = {},
   ) {
     this.maxFiredPerRun = options.maxFiredPerRun ?? MAX_FIRED_PER_RUN;
+    this.sliceMs = options.sliceMs ?? SLICE_MS;
     this.log = options.log ?? ((line) => console.error(`sandbox: ${line}`));
   }
 
-  /** The virtual time in epoch milliseconds. */
+  /** The virtual time in epoch milliseconds (while a timer runs: the time it fell due). */
   now(): number {
-    return this.realNow() + this.offset;
+    return this.pinned ?? this.realNow() + this.offset;
   }
 
-  /** How far the clock is ahead of real time, in milliseconds. */
+  /** How far the clock is ahead of real time, in milliseconds (as it reads now). */
   get offsetMs(): number {
-    return this.offset;
+    return this.pinned === undefined ? this.offset : this.pinned - this.realNow();
   }
 
   /** Set who runs timers that fall due. */
@@ -106,13 +136,23 @@ export class VirtualClock {
     return this.timers.sorted().filter((t) => !this.cancelled.has(t));
   }
 
-  /** Move the clock forward and run every timer that falls due, in order. */
-  advance(ms: number): void {
+  /** The number of pending timers (cancelled ones not yet dropped included). */
+  get size(): number {
+    return this.timers.size;
+  }
+
+  /**
+   * Move the clock forward by `ms` and run every timer that falls due, in order, each at its due
+   * time. Settles once they have all run; other work runs between slices meanwhile. Advances asked
+   * for during another run follow it in order. A RangeError (thrown at once) when it would pass
+   * MAX_VIRTUAL_TIME; the clock stays where it was.
+   */
+  advance(ms: number): Promise<void> {
     if (!(ms >= 0)) throw new RangeError("the clock only moves forward");
-    if (this.now() + ms > MAX_VIRTUAL_TIME)
+    if (this.realNow() + this.offset + this.queuedMs + ms > MAX_VIRTUAL_TIME)
       throw new RangeError("the clock cannot move past 9999-01-01T00:00:00Z");
-    this.offset += ms;
-    this.run();
+    this.queuedMs += ms;
+    return this.request(ms, false);
   }
 
   /** Restore saved state: the offset and pending timers. */
@@ -129,40 +169,95 @@ export class VirtualClock {
     this.arm();
   }
 
-  /** Stop firing timers (the server is closing). */
+  /** Stop firing timers (the server is closing); runs asked for settle without firing more. */
   stop(): void {
     this.stopped = true;
     if (this.real) clearTimeout(this.real);
     this.real = undefined;
   }
 
-  /** Run every due timer; re-entrant calls (a handler advancing the clock) fold into the running loop. */
+  /**
+   * Run every timer due now. Its first slice runs before this returns (all of it, when it is
+   * short); the rest between other work. A run already going covers it.
+   */
   run(): void {
     if (this.running || this.stopped) return;
-    this.running = true;
-    try {
-      let fired = 0;
-      for (let next = this.timers.peek(); next && next.at <= this.now(); next = this.timers.peek()) {
-        const timer = this.timers.pop() as Timer;
-        if (this.cancelled.delete(timer)) continue;
-        this.unindex(timer);
-        if (++fired > this.maxFiredPerRun) throw new Error("too many timers fell due at once");
-        this.handler(timer);
-      }
-    } finally {
-      this.running = false;
-      this.arm();
-    }
-  }
-
-  /** Run from the real timeout, where a throw would be uncaught and end the process: report it instead. */
-  private runFromTimeout(): void {
-    try {
-      this.run();
-    } catch {
+    this.request(0, true).catch(() => {
       // The error's message may quote a record; only that a run failed is said.
       this.log("a timer run failed and was stopped; later timers still run");
+    });
+  }
+
+  /** A run settled when done; the first request starts the work (its first slice at once). */
+  private request(ms: number, fromTimeout: boolean): Promise<void> {
+    const done = new Promise<void>((resolve, reject) => {
+      this.requests.push({ ms, fromTimeout, resolve, reject, fired: 0 });
+    });
+    if (!this.running) this.work();
+    return done;
+  }
+
+  /**
+   * Serve the requests in order, synchronously until a slice runs out of time; then again on the
+   * next turn of the event loop, after the I/O waiting. Each request is settled, none throws here.
+   */
+  private work(): void {
+    this.running = true;
+    if (this.real) clearTimeout(this.real);
+    this.real = undefined;
+    for (let request = this.requests[0]; request; request = this.requests[0]) {
+      let finished: boolean;
+      try {
+        if (request.target === undefined) {
+          request.from = this.realNow() + this.offset;
+          if (!request.fromTimeout) {
+            this.queuedMs -= request.ms;
+            this.offset += request.ms;
+          }
+          request.target = this.realNow() + this.offset;
+        }
+        finished = this.stopped || this.fireSlice(request);
+      } catch (error) {
+        this.settle(request, error);
+        continue;
+      }
+      if (!finished) {
+        setImmediate(() => this.work());
+        return;
+      }
+      this.settle(request);
     }
+    this.running = false;
+    this.arm();
+  }
+
+  /** The request is done (or failed): the clock reads real time plus the offset again. */
+  private settle(request: RunRequest, error?: unknown): void {
+    this.pinned = undefined;
+    this.requests.shift();
+    if (error === undefined) request.resolve();
+    else request.reject(error);
+  }
+
+  /**
+   * Fire the timers due by the request's target, in order, each with the clock at its due time (one
+   * already overdue when the request started runs at that start: never backwards), for at most a
+   * slice of real time. True when none is left due.
+   */
+  private fireSlice(request: RunRequest): boolean {
+    const from = request.from as number;
+    const target = request.target as number;
+    const started = performance.now();
+    for (let next = this.timers.peek(); next && next.at <= target; next = this.timers.peek()) {
+      const timer = this.timers.pop() as Timer;
+      if (this.cancelled.delete(timer)) continue;
+      this.unindex(timer);
+      if (++request.fired > this.maxFiredPerRun) throw new Error("too many timers fell due at once");
+      this.pinned = Math.max(this.pinned ?? from, timer.at);
+      this.handler(timer);
+      if ((request.fired & 15) === 0 && performance.now() - started >= this.sliceMs) return false;
+    }
+    return true;
   }
 
   private index(timer: Timer): void {
@@ -189,7 +284,7 @@ export class VirtualClock {
     const first = this.timers.peek();
     if (!first) return;
     const wait = Math.min(Math.max(first.at - this.now(), 0), MAX_REAL_WAIT);
-    this.real = setTimeout(() => this.runFromTimeout(), wait);
+    this.real = setTimeout(() => this.run(), wait);
     // The servers keep the process alive, not the clock.
     this.real.unref();
   }

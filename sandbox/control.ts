@@ -152,7 +152,7 @@ export async function answerControl(
         return invalidMember("/duration", (e as Error).message);
       }
       try {
-        sandbox.advance(ms);
+        await sandbox.advance(ms);
       } catch (e) {
         // Past the last date a record can write: refused, the clock where it was.
         if (e instanceof RangeError) return invalidMember("/duration", e.message);

@@ -144,10 +144,12 @@ export class Sandbox {
     return this.keptBytes;
   }
 
-  /** Advance the virtual clock; timers that fall due run in order. */
-  advance(ms: number): void {
-    this.clock.advance(ms);
-    this.changed();
+  /**
+   * Advance the virtual clock; timers that fall due run in order, each at its due time, in slices
+   * between other work. Settles when they have all run; a RangeError at once past the clock's end.
+   */
+  advance(ms: number): Promise<void> {
+    return this.clock.advance(ms).then(() => this.changed());
   }
 
   /** Send the case_completed event of an EDD case. */

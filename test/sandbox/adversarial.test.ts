@@ -42,7 +42,7 @@ describe("the clock pushed as far as it goes", () => {
     // The longest advance the control API takes, repeated: what a loop of requests does, without the requests.
     for (let i = 0; i < 30_000; i++) {
       try {
-        sbx.running.sandbox.advance(MAX_ADVANCE_MS);
+        await sbx.running.sandbox.advance(MAX_ADVANCE_MS);
       } catch {
         break;
       }

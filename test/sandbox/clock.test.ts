@@ -5,23 +5,25 @@ import { describe, expect, it } from "vitest";
 import { type Timer, VirtualClock } from "../../sandbox/clock.js";
 
 describe("VirtualClock", () => {
-  it("fires every due timer once, in time order, whatever the schedule and the advances", () => {
-    fc.assert(
-      fc.property(
+  it("fires every due timer once, in time order, at its due time, whatever the schedule and the advances", async () => {
+    await fc.assert(
+      fc.asyncProperty(
         fc.array(fc.integer({ min: 0, max: 10_000 }), { maxLength: 40 }),
         fc.array(fc.integer({ min: 0, max: 4_000 }), { minLength: 1, maxLength: 6 }),
-        (delays, advances) => {
+        async (delays, advances) => {
           const base = 1_000_000;
           const clock = new VirtualClock(() => base);
           const fired: Timer[] = [];
           clock.onTimer((t) => {
+            // The clock reads the timer's due time while it runs, whatever the advance's end.
+            expect(clock.now()).toBe(t.at);
             fired.push(t);
             // A timer may schedule another one, already due or not.
             if (t.kind === "first") clock.at(t.at + 5, "second", t.ref);
           });
           delays.forEach((d, i) => clock.at(base + d, "first", String(i)));
           for (const step of advances) {
-            clock.advance(step);
+            await clock.advance(step);
             expect(fired.every((t) => t.at <= clock.now())).toBe(true);
             expect(clock.pending().every((t) => t.at > clock.now())).toBe(true);
           }
@@ -43,7 +45,7 @@ describe("VirtualClock", () => {
     clock.at(10, "a", "2");
     clock.at(10, "b", "1");
     clock.cancel("a", "1");
-    clock.advance(10);
+    void clock.advance(10);
     expect(fired).toEqual(["a:2", "b:1"]);
     expect(() => clock.advance(-1)).toThrow(/forward/);
     clock.stop();
@@ -99,5 +101,45 @@ describe("VirtualClock against a plain list", () => {
       }),
       { numRuns: 100 },
     );
+  });
+});
+
+describe("VirtualClock, a long advance", () => {
+  it("runs in slices: other work runs meanwhile and sees the clock at the timer last run, and advances queue in order", async () => {
+    const real = 0;
+    // Each timer takes 1 ms of (fake) real time: a slice of 10 ms holds about 10 of them.
+    const clock = new VirtualClock(() => real, { sliceMs: 10 });
+    const realPerf = performance.now.bind(performance);
+    let perf = 0;
+    performance.now = () => perf;
+    try {
+      const fired: number[] = [];
+      clock.onTimer((t) => {
+        perf += 1;
+        fired.push(t.at);
+      });
+      for (let i = 1; i <= 200; i++) clock.at(i * 1000, "t", String(i));
+      const seen: number[] = [];
+      const first = clock.advance(150_000);
+      const second = clock.advance(100_000);
+      // The first slice ran at once; the rest waits for later turns of the event loop.
+      expect(fired.length).toBeGreaterThan(0);
+      expect(fired.length).toBeLessThan(150);
+      while (fired.length < 200) {
+        seen.push(clock.now());
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      await first;
+      await second;
+      expect(fired).toEqual(Array.from({ length: 200 }, (_, i) => (i + 1) * 1000));
+      // Work between slices read the time of the last timer run: never past the advance, never back.
+      expect(seen.length).toBeGreaterThan(5);
+      expect(seen).toEqual([...seen].sort((a, b) => a - b));
+      expect(seen.every((t) => fired.includes(t))).toBe(true);
+      expect(clock.now()).toBe(250_000);
+    } finally {
+      performance.now = realPerf;
+      clock.stop();
+    }
   });
 });
