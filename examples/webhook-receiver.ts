@@ -1,9 +1,11 @@
 // A receiver for every webhook of the service on node:http: it checks the credentials, checks the
-// delivery against the contract, acknowledges at once and processes afterwards.
+// delivery against the contract, records it, acknowledges at once and processes afterwards.
 import { createServer, type Server } from "node:http";
 import {
   checkReceiverAuth,
   createDeduper,
+  type Deduper,
+  DeliveryNotRecordedError,
   parseWebhook,
   type ReceiverCredentials,
   type WebhookEvent,
@@ -19,11 +21,17 @@ export interface ReceiverOptions {
   workflowPath: string;
   /** Processes one new event, after the delivery has been acknowledged. */
   handle: (event: WebhookEvent) => Promise<void> | void;
+  /** In memory by default; with several instances, one over a shared store (RedisDedupeStore). */
+  deduper?: Deduper;
 }
 
 /** An HTTP server that receives the service's webhooks. */
-export function createReceiver({ credentials, workflowPath, handle }: ReceiverOptions): Server {
-  const deduper = createDeduper(); // in memory, 6 hours: use a shared store with several instances
+export function createReceiver({
+  credentials,
+  workflowPath,
+  handle,
+  deduper = createDeduper(),
+}: ReceiverOptions): Server {
   return createServer((req, res) => {
     const atWorkflowPath = req.url === workflowPath;
     // Refused on the headers alone: the body of a stranger's request is drained, never held.
@@ -49,12 +57,23 @@ export function createReceiver({ credentials, workflowPath, handle }: ReceiverOp
       }
       const channel = event.kind === "unknown" ? event.channel : event.kind;
       if (atWorkflowPath !== (channel === "workflowCase")) return void res.writeHead(404).end();
-      res.writeHead(200).end(); // acknowledge at once: a slow answer is retried
-      void (async () => {
-        if (event.kind === "unknown") return; // a new event type: acknowledged, ignored
-        if (await deduper.isDuplicate(event)) return; // a retry of a delivery already processed
-        await handle(event);
-      })().catch((e: unknown) => console.error(`webhook processing failed: ${(e as Error).name}`));
+      if (event.kind === "unknown") return void res.writeHead(200).end(); // a new event type: ignored
+      deduper
+        .isDuplicate(event)
+        .then(
+          async (duplicate) => {
+            res.writeHead(200).end(); // acknowledge at once: a slow answer is retried
+            if (!duplicate) await handle(event); // else a retry of a delivery already processed
+          },
+          (e: unknown) => {
+            // Not recorded (the store is down or slow, or another attempt holds the delivery): never
+            // acknowledge it, so that the service sends it again.
+            const reason = e instanceof DeliveryNotRecordedError ? e.reason : "deduper_failed";
+            console.warn(`webhook not recorded (${reason}): answered 503, to be sent again`);
+            res.writeHead(503).end();
+          },
+        )
+        .catch((e: unknown) => console.error(`webhook processing failed: ${(e as Error).name}`));
     });
   });
 }

@@ -17,12 +17,39 @@ export const DEFAULT_MAX_ENTRIES = 100_000;
  */
 export const MAX_KEY_LENGTH = 128;
 
-/** Where delivery keys are remembered: in memory by default; Redis, a database table… in production. */
+/** Why a delivery could not be recorded. */
+export type NotRecordedReason = "store_unavailable" | "in_flight";
+
+const NOT_RECORDED: Record<NotRecordedReason, string> = {
+  store_unavailable:
+    "The dedupe store did not record the delivery (unreachable, failing or too slow): answer it with a non-2xx status so that it is sent again.",
+  in_flight:
+    "Another attempt at this delivery holds its claim (it is being recorded now, or that attempt's answer was lost): answer it with a non-2xx status so that it is sent again.",
+};
+
+/**
+ * A delivery the deduper could not record, so it must not be acknowledged: answer non-2xx (503)
+ * and the service sends it again. Its message is fixed text: no key, no value from the delivery.
+ */
+export class DeliveryNotRecordedError extends Error {
+  override readonly name = "DeliveryNotRecordedError";
+  /** `store_unavailable`: the store failed or timed out; `in_flight`: another attempt holds the claim. */
+  readonly reason: NotRecordedReason;
+
+  constructor(reason: NotRecordedReason, options?: { cause?: unknown }) {
+    super(NOT_RECORDED[reason], options);
+    this.reason = reason;
+  }
+}
+
+/** Where delivery keys are remembered: in memory by default; Redis (RedisDedupeStore), a table… in production. */
 export interface DedupeStore {
   /**
    * Remember `key` for `ttlMs` unless it is already remembered. True when this call claimed it
-   * (first delivery), false when it was there (a duplicate). Must be atomic, like Redis
-   * `SET key 1 NX PX ttl`, when several receivers share the store.
+   * (first delivery), false when it was there (a duplicate). Must be atomic when several
+   * receivers share the store. Throw (or reject) when it cannot tell: the deduper reports a
+   * DeliveryNotRecordedError and the delivery is answered non-2xx. A store over a network must
+   * also make a write it gave up on harmless should it land later: RedisDedupeStore shows how.
    */
   claim(key: string, ttlMs: number): boolean | Promise<boolean>;
 }
@@ -186,7 +213,11 @@ export interface DeduperOptions {
 
 /** Something that tells whether a delivery was seen before. */
 export interface Deduper {
-  /** True when this delivery was already seen within the retention; records it otherwise. */
+  /**
+   * True when this delivery was already seen within the retention; records it otherwise. Rejects
+   * with a DeliveryNotRecordedError when the store could not record it (never with the in-memory
+   * store): then the delivery must be answered non-2xx, never acknowledged.
+   */
   isDuplicate(event: WebhookEvent): Promise<boolean>;
 }
 
@@ -197,7 +228,16 @@ export function createDeduper(options: DeduperOptions = {}): Deduper {
   if (!(retentionMs > 0)) throw new RangeError("retentionMs must be a positive number of milliseconds.");
   return {
     async isDuplicate(event) {
-      return !(await store.claim(deliveryKey(event), retentionMs));
+      const key = deliveryKey(event);
+      let claimed: boolean;
+      try {
+        claimed = await store.claim(key, retentionMs);
+      } catch (error) {
+        // One error type for the receiver to answer non-2xx on; the store's own is kept as cause.
+        if (error instanceof DeliveryNotRecordedError) throw error;
+        throw new DeliveryNotRecordedError("store_unavailable", { cause: error });
+      }
+      return !claimed;
     },
   };
 }

@@ -7,11 +7,23 @@ export {
   type DeduperOptions,
   type DedupeStore,
   deliveryKey,
+  DeliveryNotRecordedError,
   MAX_KEY_LENGTH,
   MemoryDedupeStore,
   type MemoryDedupeStoreOptions,
+  type NotRecordedReason,
 } from "./dedupe.js";
 export type { HeadersLike } from "./headers.js";
+export {
+  DEFAULT_LEASE_MS,
+  DEFAULT_REDIS_TIMEOUT_MS,
+  type IoRedisLike,
+  MAX_PREFIX_LENGTH,
+  type NodeRedisLike,
+  type RedisClientLike,
+  RedisDedupeStore,
+  type RedisDedupeStoreOptions,
+} from "./redis-dedupe-store.js";
 export { MAX_WEBHOOK_DEPTH, parseWebhook, type RawBody } from "./parse-webhook.js";
 export {
   checkReceiverAuth,

@@ -1,0 +1,152 @@
+// A DedupeStore in Redis, shared by every instance of a receiver. Written against two commands
+// both node-redis (v5) and ioredis send as they are (SET … NX PX, GET), through the client the
+// caller made: neither package is a dependency, and the client is typed by the one method used.
+//
+// Why two states. A command whose answer never came (a timeout, a connection lost after the
+// write) may still have taken effect, now or later (a client's offline queue, a command resent
+// on reconnect, a server that was paused). If a single `SET key NX` were the record, such a write
+// would turn the service's retry of a delivery that was answered 503 into a "duplicate", and the
+// delivery would be lost. So a claim is first written as `pending` for a short lease; only the
+// receiver that saw that write succeed turns it into `done` for the retention, and that receiver
+// then processes the delivery. A `pending` key only ever makes a retry wait (it is answered 503
+// until the lease ends), never skipped: a write that lands late can delay a delivery, not lose it.
+import { DeliveryNotRecordedError, MAX_KEY_LENGTH, type DedupeStore } from "./dedupe.js";
+
+/** A node-redis v5 client (`createClient()`): its `sendCommand` is used. */
+export interface NodeRedisLike {
+  sendCommand(args: string[]): Promise<unknown>;
+}
+
+/** An ioredis client (`new Redis()`, `new Cluster()`): its `call` is used. */
+export interface IoRedisLike {
+  call(command: string, ...args: string[]): Promise<unknown>;
+}
+
+/** Any client the store can use. */
+export type RedisClientLike = NodeRedisLike | IoRedisLike;
+
+/** How long a claim stays `pending` before another attempt may take it over: 30 seconds by default. */
+export const DEFAULT_LEASE_MS = 30_000;
+
+/** How long the store waits for each Redis answer before it gives up: 1 second by default. */
+export const DEFAULT_REDIS_TIMEOUT_MS = 1_000;
+
+/** The longest key prefix accepted, in UTF-16 code units. */
+export const MAX_PREFIX_LENGTH = 256;
+
+export interface RedisDedupeStoreOptions {
+  /** Put before every key, to share a Redis with other data: `idv:webhooks:` by default. */
+  prefix?: string;
+  /**
+   * How long a claim stays `pending` (written, not yet confirmed) before a retry may take it
+   * over. At least twice `timeoutMs`. Keep it well under the sender's first retry interval
+   * (about a minute for biometric events). Default DEFAULT_LEASE_MS (30 s).
+   */
+  leaseMs?: number;
+  /**
+   * How long to wait for each answer before the delivery is reported as not recorded; also set
+   * the client's own timeout (see docs/webhooks.md). Default DEFAULT_REDIS_TIMEOUT_MS (1 s).
+   */
+  timeoutMs?: number;
+}
+
+const PENDING = "pending";
+const DONE = "done";
+
+/** Whole milliseconds for PX: Redis refuses a fraction, and a zero would be an error too. */
+const px = (ms: number) => String(Math.max(1, Math.ceil(ms)));
+
+/**
+ * A DedupeStore in Redis. A new key is written `pending` for `leaseMs`, then `done` for the
+ * deduper's retention; a key found `done` is a duplicate; a key found `pending` is another
+ * attempt in progress (or one whose answer was lost), reported as a DeliveryNotRecordedError
+ * (`in_flight`) so that the delivery is answered non-2xx and sent again after the lease.
+ * A Redis that fails or does not answer within `timeoutMs` gives DeliveryNotRecordedError
+ * (`store_unavailable`). Keys are the deduper's 45-character digests after the prefix.
+ */
+export class RedisDedupeStore implements DedupeStore {
+  readonly #send: (args: string[]) => Promise<unknown>;
+  readonly #prefix: string;
+  readonly #leaseMs: number;
+  readonly #timeoutMs: number;
+
+  constructor(client: RedisClientLike, options: RedisDedupeStoreOptions = {}) {
+    // ioredis clients also have a sendCommand, which takes a Command object: look for call first.
+    if (typeof (client as Partial<IoRedisLike>)?.call === "function") {
+      const io = client as IoRedisLike;
+      this.#send = ([command, ...args]) => io.call(command!, ...args);
+    } else if (typeof (client as Partial<NodeRedisLike>)?.sendCommand === "function") {
+      const node = client as NodeRedisLike;
+      this.#send = (args) => node.sendCommand(args);
+    } else {
+      throw new TypeError(
+        "RedisDedupeStore needs a node-redis client (sendCommand) or an ioredis client (call).",
+      );
+    }
+    this.#prefix = options.prefix ?? "idv:webhooks:";
+    this.#leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
+    this.#timeoutMs = options.timeoutMs ?? DEFAULT_REDIS_TIMEOUT_MS;
+    if (typeof this.#prefix !== "string" || this.#prefix.length > MAX_PREFIX_LENGTH)
+      throw new RangeError(`prefix must be a string of at most ${MAX_PREFIX_LENGTH} characters.`);
+    if (!(Number.isFinite(this.#timeoutMs) && this.#timeoutMs > 0))
+      throw new RangeError("timeoutMs must be a positive number of milliseconds.");
+    if (!(Number.isFinite(this.#leaseMs) && this.#leaseMs >= 2 * this.#timeoutMs))
+      throw new RangeError(
+        "leaseMs must be a number of milliseconds at least twice timeoutMs: a claim must outlive the write that confirms it.",
+      );
+  }
+
+  /** True when this call claimed the key, false when it is `done`; rejects when it cannot tell. */
+  async claim(key: string, ttlMs: number): Promise<boolean> {
+    if (typeof key !== "string" || key.length > MAX_KEY_LENGTH)
+      throw new RangeError(
+        `A RedisDedupeStore key is a string of at most ${MAX_KEY_LENGTH} characters: hash longer ones first, as deliveryKey does.`,
+      );
+    if (!(Number.isFinite(ttlMs) && ttlMs > 0))
+      throw new RangeError("ttlMs must be a positive number of milliseconds.");
+    const redisKey = this.#prefix + key;
+    // A key seen by SET but gone by GET expired in between: look again, a bounded number of times.
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const set = await this.#command(["SET", redisKey, PENDING, "NX", "PX", px(this.#leaseMs)]);
+      if (set !== null && set !== undefined) {
+        // Ours. From here this receiver processes the delivery whatever happens to the next
+        // write: it may have landed even if its answer is lost, and a `done` nobody processes
+        // would lose the delivery. If it failed, the key stays `pending` until the lease ends.
+        await this.#command(["SET", redisKey, DONE, "XX", "PX", px(ttlMs)]).catch(() => undefined);
+        return true;
+      }
+      const value = await this.#command(["GET", redisKey]);
+      if (value === null || value === undefined) continue;
+      if (String(value) === PENDING) throw new DeliveryNotRecordedError("in_flight");
+      return false; // `done`, or a record some earlier claim wrote: a duplicate.
+    }
+    throw new DeliveryNotRecordedError("in_flight");
+  }
+
+  /** One command, given up on after timeoutMs; a late answer or error is then ignored. */
+  #command(args: string[]): Promise<unknown> {
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(
+        () => reject(new DeliveryNotRecordedError("store_unavailable")),
+        this.#timeoutMs,
+      );
+      let sent: Promise<unknown>;
+      try {
+        sent = this.#send(args);
+      } catch (error) {
+        clearTimeout(timer);
+        return reject(new DeliveryNotRecordedError("store_unavailable", { cause: error }));
+      }
+      sent.then(
+        (reply) => {
+          clearTimeout(timer);
+          resolve(reply);
+        },
+        (error: unknown) => {
+          clearTimeout(timer);
+          reject(new DeliveryNotRecordedError("store_unavailable", { cause: error }));
+        },
+      );
+    });
+  }
+}
