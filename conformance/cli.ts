@@ -16,6 +16,8 @@ const USAGE = `Usage:
   idv-conformance webhooks FILE…   check received webhook deliveries (HAR or NDJSON) against the AsyncAPI contract
   idv-conformance proxy --upstream URL [--port N] [--record FILE.har]
                                    forward to URL and check each exchange as it completes (stop: Ctrl+C)
+  idv-conformance receiver URL [--auth …] [--workflow-url URL]
+                                   send a webhook receiver the deliveries of the contract and judge its answers
 
 Options:
   --spec FILE             the contract (default: the bundled one; OpenAPI for check, AsyncAPI for webhooks)
@@ -177,6 +179,10 @@ const COMMANDS = new Map<string, (argv: string[], io: CliIo) => Promise<number>>
   ["check", runChecks],
   ["webhooks", runChecks],
   ["proxy", async (argv, io) => (await import("./proxy-cli.js")).runProxy(argv, io)],
+  [
+    "receiver",
+    async (argv, io) => (await import("./receiver-check/receiver-cli.js")).runReceiverCheck(argv, io),
+  ],
 ]);
 
 /**

@@ -1,0 +1,142 @@
+// `idv-conformance receiver URL`: send a webhook receiver the battery and report how it answered.
+import { createWriteStream } from "node:fs";
+import type { Writable } from "node:stream";
+import { parseArgs } from "node:util";
+import type { CliIo } from "../cli.js";
+import { InputError } from "../input-error.js";
+import { type ActiveReport, latencyRows, summarize, writeActiveReport } from "../probe/active-report.js";
+import { closeIdleSockets } from "../probe/http-send.js";
+import type { ReportFormat } from "../reporters.js";
+import { DEFAULT_TIMEOUT_MS, runBattery, shownUrl } from "./battery.js";
+import { parseReceiverAuth, type ReceiverAuth } from "./receiver-auth.js";
+
+export const RECEIVER_USAGE = `Usage: idv-conformance receiver URL [options]
+
+Send a webhook receiver every example delivery of the AsyncAPI contract, the Test button's body,
+duplicates, an unknown event type, undescribed members, missing and wrong credentials, malformed
+JSON and a 10 MB body, and judge its answers.
+
+Options:
+  --auth bearer:TOKEN|basic:USER:PASS   the receiver's credentials (or IDV_RECEIVER_AUTH in the environment)
+  --workflow-url URL      the workflow case Webhook URL (its deliveries carry no credentials)
+  --timeout MS            a delivery not acknowledged within MS failed (default ${DEFAULT_TIMEOUT_MS})
+  --format text|json|junit   report format (default: text)
+  --out FILE              write the report to FILE instead of stdout
+  -h, --help              show this help
+
+Exit status: 0 every check passed, 1 a check failed, 2 unusable input.`;
+
+class UsageError extends Error {}
+
+/** An http(s) URL, or a usage error naming the flag (never echoing the value: it may hold a secret path). */
+export function httpUrl(text: string, flag: string): URL {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new UsageError(`${flag} is not a URL`);
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:")
+    throw new UsageError(`${flag} must be an http or https URL`);
+  return url;
+}
+
+/** A whole number of at least `min`, from digits only. */
+export function wholeNumber(text: string, flag: string, min: number): number {
+  const n = /^[0-9]{1,9}$/.test(text) ? Number(text) : -1;
+  if (n < min) throw new UsageError(`${flag} must be a whole number ≥ ${min}`);
+  return n;
+}
+
+function parse(argv: string[], env: NodeJS.ProcessEnv) {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      auth: { type: "string" },
+      "workflow-url": { type: "string" },
+      timeout: { type: "string", default: String(DEFAULT_TIMEOUT_MS) },
+      format: { type: "string", default: "text" },
+      out: { type: "string" },
+      help: { type: "boolean", short: "h", default: false },
+    },
+  });
+  if (values.help) return { help: true as const };
+  const [, target, ...extra] = positionals;
+  if (!target) throw new UsageError("receiver needs the receiver's URL");
+  if (extra.length > 0) throw new UsageError("receiver takes one URL");
+  const format = values.format;
+  if (format !== "text" && format !== "json" && format !== "junit")
+    throw new UsageError(`unknown format ${format}`);
+  const authText = values.auth ?? env.IDV_RECEIVER_AUTH;
+  let auth: ReceiverAuth | undefined;
+  try {
+    auth = authText === undefined ? undefined : parseReceiverAuth(authText);
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  return {
+    help: false as const,
+    url: httpUrl(target, "the receiver URL"),
+    workflowUrl:
+      values["workflow-url"] === undefined ? undefined : httpUrl(values["workflow-url"], "--workflow-url"),
+    auth,
+    timeoutMs: wholeNumber(values.timeout, "--timeout", 1),
+    format: format as ReportFormat,
+    out: values.out,
+  };
+}
+
+/** Open the report file before anything is sent, so that a bad path costs no deliveries. */
+export function openOut(file: string): Promise<Writable> {
+  return new Promise((resolve, reject) => {
+    const stream = createWriteStream(file);
+    stream.once("open", () => resolve(stream));
+    stream.once("error", () => reject(new InputError(file, "cannot be written")));
+  });
+}
+
+/** Close a report file and wait until it is written. */
+export const closeOut = (out: Writable): Promise<void> =>
+  new Promise<void>((resolve, reject) => out.end((e?: Error | null) => (e ? reject(e) : resolve())));
+
+/** Run `idv-conformance receiver`; resolves with the exit status. */
+export async function runReceiverCheck(
+  argv: string[],
+  io: CliIo,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<number> {
+  let args: ReturnType<typeof parse>;
+  try {
+    args = parse(argv, env);
+  } catch (error) {
+    if (!(error instanceof UsageError) && !(error instanceof TypeError)) throw error;
+    io.stderr.write(`idv-conformance: ${error.message}\n\n${RECEIVER_USAGE}\n`);
+    return 2;
+  }
+  if (args.help) {
+    io.stdout.write(`${RECEIVER_USAGE}\n`);
+    return 0;
+  }
+  const out: Writable = args.out ? await openOut(args.out) : io.stdout;
+  try {
+    const { results, notes } = await runBattery({
+      url: args.url,
+      ...(args.auth ? { auth: args.auth } : {}),
+      ...(args.workflowUrl ? { workflowUrl: args.workflowUrl } : {}),
+      timeoutMs: args.timeoutMs,
+    });
+    const report: ActiveReport = {
+      title: "idv-conformance receiver",
+      target: shownUrl(args.url),
+      results,
+      latency: latencyRows(results),
+      notes,
+    };
+    await writeActiveReport(args.format, report, out);
+    return summarize(results).failed > 0 ? 1 : 0;
+  } finally {
+    closeIdleSockets();
+    if (args.out) await closeOut(out);
+  }
+}

@@ -1,0 +1,166 @@
+// `idv-conformance receiver`: the README's receiver passes every check; receivers with one fault
+// each fail exactly the check that names it.
+import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { createReceiver } from "../../examples/webhook-receiver.js";
+import type { ActiveResult } from "../../conformance/probe/active-report.js";
+import {
+  type ReceiverFault,
+  startFixtureReceiver,
+  TOKEN,
+  WORKFLOW_PATH,
+} from "./fixtures/probe/receivers.js";
+import { runInProcess } from "./fixtures/probe/run-cli.js";
+
+interface JsonReport {
+  summary: { requests: number; passed: number; failed: number; warnings: number };
+  results: ActiveResult[];
+  notes: string[];
+}
+
+async function battery(url: string, extra: string[] = []) {
+  const run = await runInProcess([
+    "receiver",
+    `${url}/idv/events`,
+    "--auth",
+    `bearer:${TOKEN}`,
+    "--workflow-url",
+    `${url}${WORKFLOW_PATH}`,
+    "--format",
+    "json",
+    ...extra,
+  ]);
+  return {
+    status: run.status,
+    report: JSON.parse(run.stdout) as JsonReport,
+    stdout: run.stdout,
+    stderr: run.stderr,
+  };
+}
+
+/** The checks that made any finding, violations and warnings apart. */
+const checksOf = (report: JsonReport) => ({
+  violations: [...new Set(report.results.flatMap((r) => r.violations.map((f) => f.check)))].sort(),
+  warnings: [...new Set(report.results.flatMap((r) => r.warnings.map((f) => f.check)))].sort(),
+});
+
+describe("the README's receiver", () => {
+  const warn = vi.spyOn(console, "warn").mockImplementation(() => {});
+  const server = createReceiver({
+    credentials: { scheme: "bearer", token: TOKEN },
+    workflowPath: WORKFLOW_PATH,
+    handle: () => undefined,
+  });
+  let url = "";
+  beforeAll(async () => {
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+    warn.mockRestore();
+  });
+
+  it("passes every receiver check, without a warning", async () => {
+    const { status, report } = await battery(url);
+    expect(checksOf(report)).toEqual({ violations: [], warnings: [] });
+    expect(status).toBe(0);
+    expect(report.notes).toEqual([]);
+    // Every event of the contract, the Test button's body, and each case of the battery were sent.
+    const cases = report.results.map((r) => r.case);
+    expect(cases).toContain("the Test button's body");
+    for (const event of ["created", "completed", "updated", "archived", "error", "pending", "case_completed"])
+      expect(cases.some((c) => c.startsWith(`example ${event} `))).toBe(true);
+    for (const c of [
+      "no credentials",
+      "wrong credentials",
+      "an event type the contract does not have",
+      "members the contract does not list",
+      "malformed JSON",
+      "a 10 MB body",
+      "an X-Workflow-Event-Type the contract does not have",
+    ])
+      expect(cases).toContain(c);
+    expect(report.results.find((r) => r.case === "no credentials")?.status).toBe(401);
+  }, 60_000);
+});
+
+describe("receivers with one fault each fail exactly its check", () => {
+  const cases: [ReceiverFault, { violations: string[]; warnings: string[] }][] = [
+    ["none", { violations: [], warnings: [] }],
+    ["refuses-test-body", { violations: ["acknowledged"], warnings: [] }],
+    ["refuses-duplicates", { violations: ["duplicate_acknowledged"], warnings: [] }],
+    ["refuses-unknown-events", { violations: ["unknown_event_acknowledged"], warnings: [] }],
+    ["refuses-unknown-members", { violations: ["extra_members_acknowledged"], warnings: [] }],
+    ["ignores-credentials", { violations: ["credentials_required"], warnings: [] }],
+    ["refuses-workflow-events", { violations: ["workflow_acknowledged"], warnings: [] }],
+    ["refuses-unknown-workflow-types", { violations: ["workflow_unknown_type_acknowledged"], warnings: [] }],
+    ["crashes-on-malformed-json", { violations: ["malformed_json_refused"], warnings: [] }],
+    ["dies-on-large-bodies", { violations: ["large_body_survived"], warnings: [] }],
+  ];
+  it.each(cases)(
+    "%s",
+    async (fault, expected) => {
+      const receiver = await startFixtureReceiver(fault);
+      try {
+        const { status, report } = await battery(receiver.url);
+        expect(checksOf(report)).toEqual(expected);
+        expect(status).toBe(expected.violations.length > 0 ? 1 : 0);
+      } finally {
+        await receiver.close();
+      }
+    },
+    60_000,
+  );
+
+  it("acks-after-processing (3 s): time_to_ack warns; past --timeout it fails", async () => {
+    const receiver = await startFixtureReceiver("acks-after-processing", 3_000);
+    try {
+      const slow = await battery(receiver.url);
+      expect(checksOf(slow.report)).toEqual({ violations: [], warnings: ["time_to_ack"] });
+      expect(slow.status).toBe(0);
+      const acked = slow.report.results.filter((r) => r.warnings.length > 0);
+      expect(acked.every((r) => r.ms >= 2_900)).toBe(true);
+      const timedOut = await battery(receiver.url, ["--timeout", "1000"]);
+      expect(checksOf(timedOut.report).violations).toEqual(["time_to_ack"]);
+      expect(timedOut.status).toBe(1);
+    } finally {
+      await receiver.close();
+    }
+  }, 180_000);
+});
+
+describe("the command line", () => {
+  it("refuses a bad --auth without echoing it, and a URL that is not http", async () => {
+    const bad = await runInProcess(["receiver", "http://127.0.0.1:1/x", "--auth", "digest:s3cr3t-value"]);
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toContain("--auth must be bearer:TOKEN or basic:USER:PASS");
+    expect(bad.stderr).not.toContain("s3cr3t-value");
+    const ftp = await runInProcess(["receiver", "ftp://127.0.0.1/x"]);
+    expect(ftp.status).toBe(2);
+    expect(ftp.stderr).toContain("must be an http or https URL");
+  });
+
+  it("prints credentials as variables in its reproducers, never their values", async () => {
+    const receiver = await startFixtureReceiver("refuses-test-body");
+    try {
+      const { report, stdout } = await battery(receiver.url);
+      const failed = report.results.find((r) => !r.ok);
+      expect(failed?.curl).toContain("Bearer $IDV_RECEIVER_TOKEN");
+      expect(stdout).not.toContain(TOKEN);
+      expect(stdout).not.toContain(WORKFLOW_PATH);
+      const text = await runInProcess([
+        "receiver",
+        `${receiver.url}/idv/events`,
+        "--auth",
+        `bearer:${TOKEN}`,
+      ]);
+      expect(text.stdout).toContain("reproduce:");
+      expect(text.stdout).not.toContain(TOKEN);
+      expect(text.stdout).toContain("no --workflow-url given");
+    } finally {
+      await receiver.close();
+    }
+  }, 60_000);
+});
