@@ -44,6 +44,13 @@ export interface RecordedResponse {
   bodyNotRecorded?: boolean;
 }
 
+/**
+ * Why an entry read from a file is not judged: the browser saw no answer (a HAR status of 0 or -1: the
+ * request failed, was blocked or aborted), or the entry is larger than the reader takes (it was not read).
+ */
+export type Unjudged =
+  { reason: "no-answer"; status: number } | { reason: "too-large"; bytes: number; limit: number };
+
 /** One API exchange read from a traffic file. */
 export interface Exchange {
   /** The entry's position in its file, from 0. */
@@ -52,6 +59,8 @@ export interface Exchange {
   line?: number;
   request: RecordedRequest;
   response?: RecordedResponse;
+  /** Set by the readers when the entry is reported rather than checked (see Unjudged). */
+  unjudged?: Unjudged;
 }
 
 /** Whether a body is absent or has no bytes. */

@@ -2,6 +2,7 @@ import type { Vocabulary } from "./vocabulary.js";
 
 /** Where in an exchange or delivery a finding points. */
 export type FindingLocation =
+  | "entry"
   | "request.route"
   | "request.header"
   | "request.parameter"
@@ -15,6 +16,7 @@ export type FindingLocation =
 
 /** The name of the check that made a finding; each is named after what it asserts. */
 export type CheckName =
+  | "entry_readable"
   | "route_known"
   | "request_content_type"
   | "request_body_schema"

@@ -1,4 +1,5 @@
 import type { FormPart, HeaderMap, RecordedBody } from "./exchange.js";
+import { multipartBoundary } from "./multipart.js";
 
 // Recorded traffic is read structurally and checked by hand.
 export type Raw = any;
@@ -122,4 +123,25 @@ export function harFormParts(params: Raw[]): FormPart[] {
     contentType: typeof p?.contentType === "string" ? p.contentType.toLowerCase() : undefined,
     size: typeof p?.value === "string" ? Buffer.byteLength(p.value) : 0,
   }));
+}
+
+/**
+ * The request's own Content-Type when a HAR lists several, else undefined (the headers say it as they
+ * are). Firefox's export appends the header lines that open a multipart body to the request's headers
+ * whenever the body does not start with "---" (CurlUtils.getHeadersFromMultipartText, called from
+ * HarBuilder.appendHeadersPostData): the first part's Content-Type then follows the request's own. The
+ * request's is the multipart one whose boundary delimits the recorded body; the first such is taken,
+ * as Firefox writes the request's own headers before what it appends.
+ */
+export function requestContentType(rawHeaders: Raw, postText: unknown): string | undefined {
+  if (!Array.isArray(rawHeaders) || typeof postText !== "string") return undefined;
+  const values: string[] = [];
+  for (const h of rawHeaders)
+    if (h && typeof h === "object" && typeof h.name === "string" && h.name.toLowerCase() === "content-type")
+      values.push(scalarText(h.value));
+  if (values.length < 2) return undefined;
+  return values.find((value) => {
+    const boundary = multipartBoundary(value);
+    return boundary !== undefined && postText.includes(`--${boundary}`);
+  });
 }

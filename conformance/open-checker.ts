@@ -8,6 +8,8 @@ import { checkEntry } from "./input-error.js";
 import { bundledContract } from "./load-contract.js";
 import { loadPrecompiled } from "./precompiled.js";
 import { readExchanges, type TrafficFormat } from "./read-traffic.js";
+import { type EntryRoute, UNREAD_ROUTE, unjudgedResult } from "./unjudged.js";
+import { safeMethod } from "./vocabulary.js";
 
 /** Options of a conformance checker. */
 export interface ConformanceOptions {
@@ -31,12 +33,27 @@ export function checkerFor(
   compiler: SchemaCompiler,
   basePaths?: string[],
 ): ConformanceChecker {
-  const checker = new ExchangeChecker(new ContractModel(document, compiler, basePaths));
+  const model = new ContractModel(document, compiler, basePaths);
+  const checker = new ExchangeChecker(model);
+  // An entry the readers marked unjudged is reported under the operation its request names, if any.
+  const route = ({ request }: Exchange): EntryRoute => {
+    if (request.method === "") return UNREAD_ROUTE;
+    const found = model.routes.match(request.method, request.path);
+    return found.kind === "found"
+      ? {
+          method: safeMethod(request.method),
+          path: found.target.template,
+          operationId: found.target.operationId,
+        }
+      : { method: safeMethod(request.method), path: model.routes.shape(request.path), operationId: null };
+  };
+  const check = (exchange: Exchange, file?: string): EntryResult =>
+    exchange.unjudged ? unjudgedResult(exchange, route(exchange), file) : checker.check(exchange, file);
   return {
-    checkExchange: (exchange, file) => checker.check(exchange, file),
+    checkExchange: check,
     async *checkFile(file, format) {
       for await (const exchange of readExchanges(file, format))
-        yield checkEntry(file, exchange, (x) => checker.check(x, file));
+        yield checkEntry(file, exchange, (x) => check(x, file));
     },
   };
 }

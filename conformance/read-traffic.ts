@@ -1,16 +1,18 @@
 import { isUtf8 } from "node:buffer";
 import { createReadStream } from "node:fs";
 import type { Exchange } from "./exchange.js";
-import { harEntries } from "./har-stream.js";
+import { entryLimit, harEntries } from "./har-stream.js";
 import { assertParseable, JsonTooCostly } from "./json-bounds.js";
 import { describeJsonError, entryWhere, InputError, sourceName } from "./input-error.js";
 import {
   EntryError,
+  emptyMap,
   harFormParts,
   normalizeBody,
   normalizeHeaders,
   normalizeQuery,
   type Raw,
+  requestContentType,
   scalarNumber,
   splitUrl,
 } from "./normalize.js";
@@ -120,24 +122,36 @@ export function exchangeFromNdjson(raw: Raw, index: number, line: number): Excha
   return exchange;
 }
 
-/** The longest NDJSON line read: memory stays bounded in bytes whatever a file holds. */
-export const MAX_LINE_BYTES = 64 * 1024 * 1024;
+/** An entry that is not read: a line or HAR entry over the limit, known by its place and size alone. */
+function tooLargeExchange(index: number, bytes: number, limit: number, line?: number): Exchange {
+  const exchange: Exchange = {
+    index,
+    request: { method: "", path: "", query: emptyMap(), headers: emptyMap() },
+    unjudged: { reason: "too-large", bytes, limit },
+  };
+  if (line !== undefined) exchange.line = line;
+  return exchange;
+}
 
 const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
 
 /** A stream's bytes without a leading UTF-8 byte order mark (editors on Windows write one). */
 const withoutBom = (bytes: Buffer): Buffer => (bytes.subarray(0, 3).equals(BOM) ? bytes.subarray(3) : bytes);
 
+/** A line of a source: its bytes, or only its size when it is longer than the limit. */
+type Line = { bytes: Buffer; tooLarge?: undefined } | { bytes?: undefined; tooLarge: number };
+
 /**
  * The lines of a source as bytes, read chunk by chunk as the consumer asks for them (readline's async
  * iterator queues every line it has read whether or not they were consumed: memory then grows with
- * the file). Lines are split on the newline byte, which never occurs inside a UTF-8 sequence.
+ * the file). Lines are split on the newline byte, which never occurs inside a UTF-8 sequence. A line
+ * longer than `limit` is not kept: once past the limit its bytes are dropped as they pass.
  */
-async function* readLines(file: string, chunks: AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
+async function* readLines(chunks: AsyncIterable<Buffer>, limit: number): AsyncGenerator<Line> {
   let rest: Buffer[] = [];
   let restBytes = 0;
+  let oversize = false;
   let first = true;
-  const where = sourceName(file);
   for await (let chunk of chunks) {
     if (first) {
       chunk = withoutBom(chunk);
@@ -145,20 +159,27 @@ async function* readLines(file: string, chunks: AsyncIterable<Buffer>): AsyncGen
     }
     let start = 0;
     for (let newline = chunk.indexOf(10); newline >= 0; newline = chunk.indexOf(10, start)) {
-      const piece = chunk.subarray(start, newline);
-      yield rest.length === 0 ? piece : Buffer.concat([...rest, piece]);
+      const size = restBytes + newline - start;
+      if (oversize || size > limit) yield { tooLarge: size };
+      else {
+        const piece = chunk.subarray(start, newline);
+        yield { bytes: rest.length === 0 ? piece : Buffer.concat([...rest, piece]) };
+      }
       rest = [];
       restBytes = 0;
+      oversize = false;
       start = newline + 1;
     }
     if (start < chunk.length) {
-      rest.push(chunk.subarray(start));
       restBytes += chunk.length - start;
-      if (restBytes > MAX_LINE_BYTES)
-        throw new InputError(where, `has a line longer than ${MAX_LINE_BYTES} bytes`);
+      if (restBytes > limit) {
+        oversize = true;
+        rest = [];
+      } else rest.push(chunk.subarray(start));
     }
   }
-  if (restBytes > 0) yield Buffer.concat(rest);
+  if (restBytes > 0)
+    yield oversize || restBytes > limit ? { tooLarge: restBytes } : { bytes: Buffer.concat(rest) };
 }
 
 /** Whether a line holds only JSON whitespace. */
@@ -173,8 +194,13 @@ function isBlank(line: Buffer): boolean {
 async function* readNdjson(file: string, chunks: AsyncIterable<Buffer>): AsyncGenerator<Exchange> {
   let lineNumber = 0;
   let index = 0;
-  for await (const line of readLines(file, chunks)) {
+  const limit = entryLimit();
+  for await (const { bytes: line, tooLarge } of readLines(chunks, limit)) {
     lineNumber++;
+    if (tooLarge !== undefined) {
+      yield tooLargeExchange(index++, tooLarge, limit, lineNumber);
+      continue;
+    }
     if (isBlank(line)) continue;
     // JSON text is UTF-8: a line that is not cannot be read faithfully (it would be U+FFFD in disguise).
     if (!isUtf8(line))
@@ -196,6 +222,17 @@ async function* readNdjson(file: string, chunks: AsyncIterable<Buffer>): AsyncGe
   }
 }
 
+/**
+ * Whether a HAR content without `text` stands for a body the recorder did not keep: a size above 0, a
+ * size of -1 (unknown: Firefox's export without bodies), or a `comment` saying so ("Response bodies are
+ * not included."), unless the size says the body was empty.
+ */
+function notRecorded(content: Raw): boolean {
+  const size = scalarNumber(content.size);
+  if (size === 0) return false;
+  return size > 0 || size < 0 || (typeof content.comment === "string" && content.comment !== "");
+}
+
 /** A HAR 1.2 entry as an exchange. */
 export function exchangeFromHar(entry: Raw, index: number): Exchange {
   if (entry === null || typeof entry !== "object") throw new EntryError("is not an object");
@@ -207,6 +244,9 @@ export function exchangeFromHar(entry: Raw, index: number): Exchange {
   if (Array.isArray(req.queryString)) Object.assign(target.query, normalizeQuery(req.queryString));
   const headers = normalizeHeaders(req.headers, "request.headers");
   const post = req.postData;
+  // Firefox adds a multipart body's first part headers to the request's (its own Content-Type too).
+  const contentType = requestContentType(req.headers, post?.text);
+  if (contentType !== undefined) headers["content-type"] = contentType;
   let body: Exchange["request"]["body"];
   if (post && typeof post === "object") {
     if (Array.isArray(post.params) && post.params.length > 0 && typeof post.text !== "string") {
@@ -226,15 +266,20 @@ export function exchangeFromHar(entry: Raw, index: number): Exchange {
   const res = entry.response;
   if (res && typeof res === "object") {
     const status = scalarNumber(res.status);
+    // A request that got no answer: Chrome DevTools and Firefox write status 0, Playwright -1.
+    if (status === 0 || status === -1) {
+      exchange.unjudged = { reason: "no-answer", status };
+      return exchange;
+    }
     if (!Number.isInteger(status) || status < 0 || status > 999)
       throw new EntryError("response.status is not an HTTP status");
-    const content = res.content ?? {};
+    const content = res.content && typeof res.content === "object" ? res.content : {};
     const responseBody = normalizeBody(content.text, content.encoding, "response.content.text");
     exchange.response = {
       status,
       headers: normalizeHeaders(res.headers, "response.headers"),
       body: responseBody,
-      bodyNotRecorded: responseBody === undefined && scalarNumber(content.size) > 0,
+      bodyNotRecorded: responseBody === undefined && notRecorded(content),
     };
   }
   return exchange;
@@ -269,7 +314,12 @@ const jsonProblem = (error: unknown): string =>
 
 /** The exchanges of a HAR file, read as a stream: one entry in memory at a time. */
 async function* readHar(file: string, chunks: AsyncIterable<Buffer>): AsyncGenerator<Exchange> {
-  for await (const { index, bytes } of harEntries(chunks, sourceName(file))) {
+  const limit = entryLimit();
+  for await (const { index, bytes, tooLarge } of harEntries(chunks, sourceName(file), limit)) {
+    if (tooLarge !== undefined) {
+      yield tooLargeExchange(index, tooLarge, limit);
+      continue;
+    }
     const where = entryWhere(file, { index });
     if (!isUtf8(bytes)) throw new InputError(where, "is not valid UTF-8; a HAR file is UTF-8 JSON");
     let entry: Raw;

@@ -8,6 +8,7 @@ import { checkEntry, describeJsonError, InputError } from "./input-error.js";
 import { readExchanges, type TrafficFormat } from "./read-traffic.js";
 import { mediaTypeEssence, pointerToken } from "./redact.js";
 import { reportSchemaErrors } from "./schema-errors.js";
+import { UNREAD_ROUTE, unjudgedResult } from "./unjudged.js";
 import { safeMethod, Vocabulary } from "./vocabulary.js";
 
 /** Checks webhook deliveries (inbound POSTs a receiver recorded) against the AsyncAPI contract. */
@@ -211,7 +212,10 @@ export async function createWebhookChecker(
     checkDelivery: (delivery, file) => checker.check(delivery, file),
     async *checkFile(file, format) {
       for await (const delivery of readExchanges(file, format))
-        yield checkEntry(file, delivery, (x) => checker.check(x, file));
+        // The receiver's answer is not judged, so only an entry that was not read goes unchecked.
+        yield delivery.unjudged?.reason === "too-large"
+          ? unjudgedResult(delivery, UNREAD_ROUTE, file)
+          : checkEntry(file, delivery, (x) => checker.check(x, file));
     },
   };
 }

@@ -1,4 +1,5 @@
 // Reading HAR 1.2 entries and NDJSON lines into exchanges.
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { exchangeFromHar, exchangeFromNdjson } from "../../conformance/read-traffic.js";
 import { checker, example } from "./support/exchanges.js";
@@ -114,5 +115,92 @@ describe("exchangeFromNdjson", () => {
     ],
   ])("rejects %j: %s", (raw, message) => {
     expect(() => exchangeFromNdjson(raw, 0, 1)).toThrow(message);
+  });
+});
+
+describe("HAR entries as browsers write them", () => {
+  const request = { method: "GET", url: "http://127.0.0.1:4010/api/v4/outsource_cases/1" };
+
+  it.each([-1, 0, "-1", "0"])(
+    "marks a request with status %j as one the browser saw no answer to",
+    (status) => {
+      const x = exchangeFromHar({ request, response: { status, headers: [], content: { size: -1 } } }, 2);
+      expect(x.unjudged).toEqual({ reason: "no-answer", status: Number(status) });
+      expect(x.response).toBeUndefined();
+      expect(x.request.path).toBe("/api/v4/outsource_cases/1");
+    },
+  );
+
+  it.each([-2, 1000, 1.5, "x", null])("still refuses status %j", (status) => {
+    expect(() => exchangeFromHar({ request, response: { status } }, 0)).toThrow(
+      "response.status is not an HTTP status",
+    );
+  });
+
+  it.each([
+    [{ size: -1, mimeType: "application/json" }, true],
+    [{ size: 1200, mimeType: "application/json", comment: "Response bodies are not included." }, true],
+    [{ mimeType: "application/json", comment: "Response bodies are not included." }, true],
+    [{ size: 0, mimeType: "application/json", comment: "Response bodies are not included." }, false],
+    [{ size: 0, mimeType: "x-unknown" }, false],
+    [{ mimeType: "application/json" }, false],
+  ])("content %j: body not recorded is %s", (content, notRecorded) => {
+    const x = exchangeFromHar({ request, response: { status: 200, headers: [], content } }, 0);
+    expect(x.response?.body).toBeUndefined();
+    expect(x.response?.bodyNotRecorded).toBe(notRecorded);
+  });
+
+  it("takes the request's Content-Type, not the part headers Firefox appends after it", () => {
+    const text =
+      '--b1\r\nContent-Disposition: form-data; name="file"; filename="a.png"\r\nContent-Type: image/png\r\n\r\nx\r\n--b1--\r\n';
+    const headers = [
+      { name: "Content-Type", value: "multipart/form-data; boundary=b1" },
+      { name: "Content-Disposition", value: 'form-data; name="file"; filename="a.png"' },
+      { name: "Content-Type", value: "image/png" },
+    ];
+    const x = exchangeFromHar({ request: { ...request, method: "POST", headers, postData: { text } } }, 0);
+    expect(x.request.headers["content-type"]).toBe("multipart/form-data; boundary=b1");
+    // Without a multipart body they delimit, several Content-Types stay as recorded (and are judged so).
+    const plain = exchangeFromHar(
+      { request: { ...request, method: "POST", headers, postData: { text: "{}" } } },
+      0,
+    );
+    expect(plain.request.headers["content-type"]).toBe("multipart/form-data; boundary=b1, image/png");
+  });
+
+  it("finds the request's multipart Content-Type wherever other Content-Types stand (property)", () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.string(), { maxLength: 4 }),
+        fc.array(fc.string(), { maxLength: 4 }),
+        fc.stringMatching(/^[A-Za-z0-9'()+_,./:=?-]{1,40}$/),
+        (before, after, boundary) => {
+          const own = `multipart/form-data; boundary=${boundary}`;
+          const others = (values: string[]) =>
+            values
+              .filter((v) => !v.includes(`boundary=${boundary}`))
+              .map((value) => ({ name: "content-type", value }));
+          const headers = [...others(before), { name: "Content-Type", value: own }, ...others(after)];
+          const x = exchangeFromHar(
+            {
+              request: {
+                ...request,
+                method: "POST",
+                headers,
+                postData: { text: `--${boundary}\r\n\r\n--${boundary}--` },
+              },
+            },
+            0,
+          );
+          const first = headers.find((h) => {
+            const b = /;\s*boundary=(?:"([^"]+)"|([^;\s]+))/i.exec(h.value);
+            return b && `--${boundary}\r\n`.includes(`--${b[1] ?? b[2]}`);
+          });
+          if (headers.length > 1) expect(x.request.headers["content-type"]).toBe(first?.value);
+          else expect(x.request.headers["content-type"]).toBe(own);
+        },
+      ),
+      { numRuns: 200, seed: 21 },
+    );
   });
 });
