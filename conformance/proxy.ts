@@ -6,14 +6,17 @@ import {
   type IncomingMessage,
   type OutgoingHttpHeaders,
   type ServerResponse,
+  STATUS_CODES,
 } from "node:http";
 import { request as httpsRequest } from "node:https";
-import { pipeline } from "node:stream";
+import { type Duplex, pipeline } from "node:stream";
 import { brotliDecompressSync, gunzipSync, inflateSync } from "node:zlib";
 import { createSafeServer, listen, type Listening, type RequestTarget } from "../src/server/index.js";
 import type { Exchange, HeaderMap } from "./exchange.js";
 import type { EntryResult } from "./findings.js";
 import type { ConformanceChecker } from "./open-checker.js";
+import { forwardable, plainFraming, sendable, upstreamRequestHeaders } from "./proxy-framing.js";
+import { countHeaders, refusalOf } from "./proxy-request-head.js";
 import type { HarExchange } from "./proxy-har.js";
 
 /** Far above the largest upload the service takes (10 MB): bodies up to this are checked. */
@@ -42,35 +45,6 @@ export interface RunningProxy {
   close(): Promise<void>;
 }
 
-/** Headers that describe one connection, not the message (RFC 9110 §7.6.1): never forwarded. */
-const HOP_BY_HOP = new Set([
-  "connection",
-  "keep-alive",
-  "proxy-connection",
-  "proxy-authenticate",
-  "proxy-authorization",
-  "te",
-  "trailer",
-  "transfer-encoding",
-  "upgrade",
-]);
-
-/**
- * Whether a message's framing can be passed on: no Transfer-Encoding, or `chunked` alone. Node undoes
- * chunked and the proxy frames the body again; any other coding (`gzip, chunked`, `gzip` read until
- * close) would reach the other side either unframed or with a coding nothing names any more.
- */
-function plainFraming(raw: string[]): boolean {
-  for (let i = 0; i < raw.length; i += 2) {
-    if (
-      raw[i]?.toLowerCase() === "transfer-encoding" &&
-      (raw[i + 1] ?? "").trim().toLowerCase() !== "chunked"
-    )
-      return false;
-  }
-  return true;
-}
-
 /** A copy of a stream's bytes up to a limit; past it the copy is dropped and only the size is kept. */
 class Capture {
   private chunks: Buffer[] = [];
@@ -91,23 +65,6 @@ class Capture {
   bytes(): Buffer | undefined {
     return this.overflow ? undefined : Buffer.concat(this.chunks, this.size);
   }
-}
-
-/** Raw header pairs without hop-by-hop headers (and those the Connection header names). */
-function forwardable(raw: string[], drop: Set<string>): [string, string][] {
-  const named = new Set(drop);
-  for (let i = 0; i < raw.length; i += 2) {
-    if (raw[i]?.toLowerCase() === "connection") {
-      for (const token of (raw[i + 1] ?? "").split(",")) named.add(token.trim().toLowerCase());
-    }
-  }
-  const out: [string, string][] = [];
-  for (let i = 0; i < raw.length; i += 2) {
-    const name = raw[i] as string;
-    if (!HOP_BY_HOP.has(name.toLowerCase()) && !named.has(name.toLowerCase()))
-      out.push([name, raw[i + 1] as string]);
-  }
-  return out;
 }
 
 /** Header pairs as the checker reads them: lower-cased names, repeats joined, no prototype. */
@@ -165,10 +122,31 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   const send = upstream.protocol === "https:" ? httpsRequest : httpRequest;
   const basePath = upstream.pathname.replace(/\/$/, "");
   let index = 0;
+  // Connections on which a request was refused: they close after that answer.
+  const refused = new WeakSet<object>();
   // Exchanges under way: closing waits for their verdicts, so none is lost from the summary.
   const inFlight = new Set<Promise<void>>();
 
   function handle(req: IncomingMessage, res: ServerResponse, target: RequestTarget): Promise<void> | void {
+    // A request read after one refused on its connection (pipelined) is not forwarded: the
+    // connection closes once the refusal is sent, so its answer could never reach the client.
+    if (refused.has(req.socket)) {
+      req.resume();
+      return;
+    }
+    const refusal = refusalOf(req);
+    if (refusal) {
+      refused.add(req.socket);
+      // Nothing of it reaches the service; the connection ends, so no unread body is taken for a request.
+      const body = JSON.stringify(proxyError(refusal.status, refusal.message, target.pathname));
+      res.writeHead(refusal.status, {
+        "content-type": "application/json",
+        "content-length": Buffer.byteLength(body),
+        connection: "close",
+      });
+      res.end(body);
+      return;
+    }
     let settle = (): void => undefined;
     const done = new Promise<void>((resolve) => (settle = resolve));
     inFlight.add(done);
@@ -192,24 +170,9 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   ): void {
     const startedAt = new Date();
     const started = performance.now();
-    if (!plainFraming(req.rawHeaders)) {
-      const body = JSON.stringify(
-        proxyError(400, "The request's transfer coding is not one the proxy passes on.", target.pathname),
-      );
-      res.writeHead(400, {
-        "content-type": "application/json",
-        "content-length": Buffer.byteLength(body),
-        connection: "close",
-      });
-      res.end(body);
-      req.resume();
-      return;
-    }
-    const requestHeaders = forwardable(req.rawHeaders, new Set(["host"]));
+    const { headers: requestHeaders, outgoing } = upstreamRequestHeaders(req.rawHeaders, req.headers);
     const path = `${basePath}${target.pathname}${target.query ? `?${target.query}` : ""}`;
     // Raw pairs keep the client's names, order and repeats.
-    const outgoing: string[] = [];
-    for (const [name, value] of requestHeaders) outgoing.push(name, value);
     outgoing.push("Host", upstream.host);
     const requestCapture = new Capture(limit);
     const responseCapture = new Capture(limit);
@@ -228,43 +191,82 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
       if (!res.writableFinished) upstreamRequest.destroy();
     });
 
+    // The client's answer when the service gave none that can be passed on. It names its own reason
+    // phrase: one a failed writeHead left on the response (the service's) would be refused again.
     const badGateway = (message: string): void => {
-      if (!res.headersSent) {
-        const body = JSON.stringify(proxyError(502, message, target.pathname));
-        res.writeHead(502, { "content-type": "application/json", "content-length": Buffer.byteLength(body) });
-        res.end(body);
-      } else res.destroy();
-    };
-    // No answer from the service (refused, reset, TLS): the client learns it in the service's terms.
-    upstreamRequest.on("error", () => badGateway("The proxy could not reach the service."));
-    // A 101 to a request the proxy sent without Upgrade: no answer would ever reach the client.
-    upstreamRequest.on("upgrade", (_response, socket) => {
-      socket.destroy();
-      badGateway("The service's answer is not valid HTTP.");
-    });
-    upstreamRequest.on("response", (upstreamResponse) => {
-      if (!plainFraming(upstreamResponse.rawHeaders)) {
-        upstreamResponse.destroy();
-        badGateway("The service's answer uses a transfer coding the proxy does not pass on.");
-        return;
-      }
-      const responseHeaders = forwardable(upstreamResponse.rawHeaders, new Set());
-      const flat: string[] = [];
-      for (const [name, value] of responseHeaders) flat.push(name, value);
       try {
-        res.writeHead(upstreamResponse.statusCode ?? 502, upstreamResponse.statusMessage, flat);
+        if (res.headersSent || res.destroyed) {
+          res.destroy();
+          return;
+        }
+        const body = JSON.stringify(proxyError(502, message, target.pathname));
+        res.writeHead(502, STATUS_CODES[502], {
+          "content-type": "application/json",
+          "content-length": Buffer.byteLength(body),
+          // A request body not read to its end cannot leave the connection fit for another request.
+          ...(req.complete ? {} : { connection: "close" }),
+        });
+        res.end(body);
       } catch {
-        // An answer Node will not send on (a status such as 099): thrown here, it would end the proxy.
-        upstreamResponse.destroy();
-        badGateway("The service's answer is not valid HTTP.");
-        return;
+        res.destroy();
       }
-      upstreamResponse.on("data", responseCapture.add);
-      pipeline(upstreamResponse, res, (error) => {
-        if (error) return;
-        finish(upstreamResponse.statusCode ?? 0, responseHeaders);
-      });
-    });
+    };
+    /** A listener whose throw becomes a 502 (or the end of the answer begun): none reaches the event loop. */
+    const guarded =
+      <A extends unknown[]>(listener: (...args: A) => void) =>
+      (...args: A): void => {
+        try {
+          listener(...args);
+        } catch {
+          upstreamRequest.destroy();
+          badGateway("The service's answer is not valid HTTP.");
+        }
+      };
+    // No answer from the service (refused, reset, TLS): the client learns it in the service's terms.
+    upstreamRequest.on(
+      "error",
+      guarded(() => badGateway("The proxy could not reach the service.")),
+    );
+    // A 101 to a request the proxy sent without Upgrade: no answer would ever reach the client.
+    upstreamRequest.on(
+      "upgrade",
+      guarded((_response: IncomingMessage, socket: Duplex) => {
+        socket.destroy();
+        badGateway("The service's answer is not valid HTTP.");
+      }),
+    );
+    upstreamRequest.on(
+      "response",
+      guarded((upstreamResponse: IncomingMessage) => {
+        upstreamResponse.on("error", () => undefined);
+        if (!plainFraming(upstreamResponse.rawHeaders)) {
+          upstreamResponse.destroy();
+          badGateway("The service's answer uses a transfer coding the proxy does not pass on.");
+          return;
+        }
+        const responseHeaders = forwardable(upstreamResponse.rawHeaders, new Set());
+        // A status, reason phrase or header Node will not send on (a code such as 099, a control
+        // character): checked before writing, so nothing of it is left on the response.
+        if (!sendable(upstreamResponse.statusCode, upstreamResponse.statusMessage, responseHeaders)) {
+          upstreamResponse.destroy();
+          badGateway("The service's answer is not valid HTTP.");
+          return;
+        }
+        const flat: string[] = [];
+        for (const [name, value] of responseHeaders) flat.push(name, value);
+        res.writeHead(upstreamResponse.statusCode as number, upstreamResponse.statusMessage, flat);
+        upstreamResponse.on("data", responseCapture.add);
+        pipeline(upstreamResponse, res, (error) => {
+          if (error) return;
+          try {
+            finish(upstreamResponse.statusCode ?? 0, responseHeaders);
+          } catch {
+            // The answer was sent; a verdict or recording that failed on it must not end the proxy.
+            options.onUnchecked?.(req.method ?? "GET", "the check or the recording failed");
+          }
+        });
+      }),
+    );
 
     const finish = (status: number, responseHeaders: [string, string][]): void => {
       settle();
@@ -322,6 +324,10 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   // No deadline for a whole request: one held while the recording catches up, or an upload paced by
   // a slow service, must not be cut off and lost.
   const server = createSafeServer(handle, { errorBody: proxyError, requestTimeoutMs: 0 });
+  countHeaders(server);
+  // An `Expect` other than 100-continue: Node would answer a bare 417 and keep reading the connection.
+  if (server.listenerCount("checkExpectation") === 0)
+    server.on("checkExpectation", (req, res) => server.emit("request", req, res));
   const listening: Listening = await listen(server, options.port ?? 4011, options.host ?? "127.0.0.1");
   return {
     url: listening.url,
