@@ -131,7 +131,7 @@ export type Library = (typeof LIBRARIES)[number];
 /** How long the tests let a command wait (short, so that a stopped Redis costs little time). */
 export const TEST_TIMEOUT_MS = 400;
 
-/** A connected client of `library`, configured as docs/webhooks.md says; `close` ends it. */
+/** A connected client of `library`, configured as docs/webhooks.md says (shorter timeouts); `close` ends it. */
 export async function connectClient(
   library: Library,
   port: number,
@@ -161,6 +161,7 @@ export async function connectClient(
       },
       // A command sent while disconnected fails at once instead of waiting to run on reconnect.
       disableOfflineQueue: true,
+      commandsQueueMaxLength: 1_000,
     });
     client.on("error", () => {}); // reported through the commands that fail
     await client.connect();
