@@ -12,15 +12,15 @@ import {
   readBody,
   type RequestTarget,
 } from "../src/server/index.js";
-import { checkBody, checkHeaders, tooLarge } from "./check-request.js";
+import { checkBody, checkHeaders, tooLarge, unrouted } from "../src/server/check-request.js";
 import {
   type ErrorShape,
-  loadMockOperations,
-  type MockOperation,
+  loadOperations,
+  type Operation,
   routeOperation,
   shapeOfPath,
-} from "./contract-model.js";
-import { type Rejection, rejection } from "./error-body.js";
+} from "../src/server/operations.js";
+import { type Rejection, rejection } from "../src/server/error-body.js";
 import { createPrismEngine, parsePrefer } from "./prism-engine.js";
 
 export interface MockOptions {
@@ -56,14 +56,14 @@ function mockCode(shape: ErrorShape, status: number): string {
 }
 
 /** Whether the contract documents the status and example a Prefer header asks for. */
-function preferenceSatisfiable(op: MockOperation, prefer: string): boolean {
+function preferenceSatisfiable(op: Operation, prefer: string): boolean {
   const wanted = parsePrefer(prefer);
   const names = op.examples.get(wanted.code ?? 200);
   return names !== undefined && (wanted.example === undefined || names.includes(wanted.example));
 }
 
 /** Why Prism could not answer, in the caller's terms: what the Prefer or Accept header asked for that the contract lacks. */
-function preferenceProblem(op: MockOperation, prefer: string | undefined): Rejection | undefined {
+function preferenceProblem(op: Operation, prefer: string | undefined): Rejection | undefined {
   if (prefer === undefined) return undefined;
   const wanted = parsePrefer(prefer);
   const status = wanted.code ?? 200;
@@ -87,7 +87,7 @@ function preferenceProblem(op: MockOperation, prefer: string | undefined): Rejec
 export async function startMock(options: MockOptions = {}): Promise<RunningMock> {
   const spec = options.spec ?? DEFAULT_SPEC;
   const doc = JSON.parse(readFileSync(spec, "utf8"));
-  const operations = loadMockOperations(doc);
+  const operations = loadOperations(doc);
   // The validators generated at build time when they match this contract, else ajv compiling on first use.
   const compiler: SchemaCompiler =
     (await loadPrecompiled(doc)) ?? new (await import("../conformance/ajv-compiler.js")).AjvCompiler(doc);
@@ -111,21 +111,9 @@ export async function startMock(options: MockOptions = {}): Promise<RunningMock>
 
     const found = routeOperation(operations, asMethod, path);
     if (!found.op) {
-      const shape = shapeOfPath(path);
-      if (found.others.length > 0) {
-        template = found.others[0]?.template ?? template;
-        const allow = found.others.map((o) => o.method).join(", ");
-        const message = `${method} is not allowed on this path; use ${allow}.`;
-        return sendRejection(
-          rejection(found.others[0]?.shape ?? shape, 405, "METHOD_NOT_ALLOWED", message, {}),
-          {
-            allow,
-          },
-        );
-      }
-      return sendRejection(
-        rejection(shape, 404, "NOT_FOUND", `No operation answers ${method} on this path.`, {}),
-      );
+      template = found.others[0]?.template ?? template;
+      const miss = unrouted(found.others, method, path);
+      return sendRejection(miss.rejection, miss.headers);
     }
     const { op, params } = found;
     template = op.template;

@@ -5,19 +5,19 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import bundledContract from "../generated/openapi.json" with { type: "json" };
 import type { SchemaCompiler } from "../conformance/contract-model.js";
 import { loadPrecompiled } from "../conformance/precompiled.js";
-import { checkBody, checkHeaders, tooLarge } from "../mock/check-request.js";
 import {
-  loadMockOperations,
-  type MockOperation,
-  routeOperation,
-  shapeOfPath,
-} from "../mock/contract-model.js";
-import { type Rejection, rejection } from "../mock/error-body.js";
+  checkBody,
+  checkHeaders,
+  isIntegerSegment,
+  readJsonBody,
+  tooLarge,
+  unrouted,
+} from "../src/server/check-request.js";
+import { loadOperations, type Operation, routeOperation, shapeOfPath } from "../src/server/operations.js";
+import { type Rejection, rejection } from "../src/server/error-body.js";
 import {
   createSafeServer,
-  decodeJsonBody,
   headerRecord,
-  isJsonMediaType,
   type Listening,
   listen,
   queryRecord,
@@ -72,7 +72,7 @@ const fromRejection = (r: Rejection): Answer => ({ status: r.status, json: r.bod
 
 /** Serve a sandbox over HTTP; resolves once listening. */
 export async function serveSandbox(sandbox: Sandbox, options: SandboxServerOptions = {}): Promise<Listening> {
-  const operations = loadMockOperations(bundledContract);
+  const operations = loadOperations(bundledContract);
   const compiler: SchemaCompiler =
     (await loadPrecompiled(bundledContract)) ??
     new (await import("../conformance/ajv-compiler.js")).AjvCompiler(bundledContract);
@@ -90,44 +90,14 @@ export async function serveSandbox(sandbox: Sandbox, options: SandboxServerOptio
       send(res, method, answer);
       log(`${method} ${template} → ${answer.status}`);
     };
-    const shape = shapeOfPath(target.pathname);
     if (!found.op) {
-      if (found.others.length > 0) {
-        const allow = [...new Set(found.others.map((o) => o.method))].join(", ");
-        const r = rejection(
-          shape,
-          405,
-          "METHOD_NOT_ALLOWED",
-          `${method} is not allowed on this path; use ${allow}.`,
-          {},
-        );
-        return reply({ ...fromRejection(r), headers: { allow } });
-      }
-      return reply(
-        fromRejection(rejection(shape, 404, "NOT_FOUND", "No operation of the service has this path.", {})),
-      );
+      const miss = unrouted(found.others, method, target.pathname);
+      return reply({ ...fromRejection(miss.rejection), headers: miss.headers });
     }
     const { op, params } = found;
     const headers = headerRecord(req);
     const answer = async (): Promise<Answer> => {
-      const fromBrowser = headers.origin !== undefined || headers["x-requested-with"] !== undefined;
-      // A v4 signature can only be made with the secret: signed in a browser, the secret is there too.
-      const v4InBrowser = fromBrowser && headers["svc-signature"] !== undefined && !headers["svc-secret"];
-      if (
-        v4InBrowser &&
-        op.errors.get(400)?.includes("CRED_AT_RISK") &&
-        op.securityHeaders.every((h) => headers[h.toLowerCase()])
-      ) {
-        return fromRejection(
-          rejection(
-            op.shape,
-            400,
-            "CRED_AT_RISK",
-            "API credentials were used from a browser script; rotate the API keys.",
-            {},
-          ),
-        );
-      }
+      // Credentials, browser scripts (CRED_AT_RISK) and record ids: the mock's checks, the same rule in both.
       const refused = checkHeaders(op, { headers, params });
       if (refused) return fromRejection(refused);
       const read = await readBody(req, MAX_SERVICE_BODY);
@@ -166,35 +136,20 @@ export async function serveSandbox(sandbox: Sandbox, options: SandboxServerOptio
       log(`${method} ${template} → ${answer.status}`);
     };
     if (!found.op) {
-      if (found.others.length > 0) {
-        const allow = [...new Set(found.others.map((o) => o.method))].join(", ");
-        return reply({
-          ...controlError(405, "METHOD_NOT_ALLOWED", `${method} is not allowed on this path; use ${allow}.`),
-          headers: { allow },
-        });
-      }
-      return reply(controlError(404, "NOT_FOUND", "No operation of the control API has this path."));
+      const miss = unrouted(found.others, method, target.pathname);
+      return reply({ ...fromRejection(miss.rejection), headers: miss.headers });
     }
     const { op, params } = found;
-    if (op.params.some((p, i) => p.integer && !/^[1-9]\d{0,15}$/.test(params[i] ?? "")))
+    if (op.params.some((p, i) => p.integer && !isIntegerSegment(params[i] ?? "")))
       return reply(controlError(404, "NOT_FOUND", "No record has this id."), op.template);
     const read = await readBody(req, MAX_CONTROL_BODY);
     if (!read.ok)
       return reply(controlError(413, "TOO_LARGE", "The request body is larger than 64 KiB."), op.template);
     let value: unknown;
     if (op.body && (read.bytes.length > 0 || op.body.required)) {
-      if (!isJsonMediaType(req.headers["content-type"]))
-        return reply(controlError(400, "BAD_REQUEST", "Content-Type must be application/json."), op.template);
-      const decoded = decodeJsonBody(read.bytes, 32);
-      if (!decoded.ok) {
-        const why = {
-          utf8: "is not UTF-8",
-          json: "is not valid JSON",
-          depth: "nests too deep",
-          values: "holds too many JSON values",
-        }[decoded.problem];
-        return reply(controlError(400, "BAD_REQUEST", `The request body ${why}.`), op.template);
-      }
+      // The same reading as the service's bodies, nested at most 32 deep: control bodies are a few members.
+      const decoded = readJsonBody(req.headers["content-type"], read.bytes, 32);
+      if (!decoded.ok) return reply(controlError(400, "BAD_REQUEST", decoded.message), op.template);
       value = decoded.value;
       const problem = describeControlBody(op, value);
       if (problem) return reply(controlError(400, "BAD_REQUEST", problem), op.template);
@@ -219,7 +174,7 @@ export async function serveSandbox(sandbox: Sandbox, options: SandboxServerOptio
 /** Why a request's credentials are refused (in words, naming no value), or undefined when they are good. */
 function credentialProblem(
   sandbox: Sandbox,
-  op: MockOperation,
+  op: Operation,
   headers: Record<string, string | undefined>,
   body: Buffer,
 ): string | undefined {

@@ -1,9 +1,11 @@
 // The sandbox refuses a bad request body as the mock does, in the same words: one set of checks
 // (mock/check-request.ts) serves both, so a client tested against either sees the same refusals.
+import { createHmac } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startMock, type RunningMock } from "../../mock/server.js";
 import { createClient } from "../../src/index.js";
-import { type Json, loadOpenApi, operations } from "../support/contract.js";
+import { deref, type Json, loadOpenApi, operations } from "../support/contract.js";
+import { concretePath } from "../support/mock.js";
 import { CREDENTIALS, startTestSandbox } from "../support/sandbox.js";
 
 let sbx: Awaited<ReturnType<typeof startTestSandbox>>;
@@ -65,5 +67,70 @@ describe("the sandbox and the mock refuse bad bodies alike", () => {
       }
     }
     expect(compared).toBeGreaterThan(20);
+  });
+});
+
+/** The credential headers an operation's path takes, right for the sandbox (v4: a valid signature). */
+function credentials(path: string, body: string): Record<string, string> {
+  if (path.startsWith("/api/v2/"))
+    return { "svc-api-key": CREDENTIALS.apiKey, "svc-secret": CREDENTIALS.secret };
+  const date = new Date().toISOString();
+  const signature = createHmac("sha256", CREDENTIALS.secret)
+    .update(date + body)
+    .digest("hex");
+  return { "svc-api-key": CREDENTIALS.apiKey, "svc-date": date, "svc-signature": signature };
+}
+
+const BROWSER_HEADERS: Record<string, string>[] = [
+  {},
+  { origin: "https://shop.example" },
+  { "x-requested-with": "XMLHttpRequest" },
+  { origin: "null", "x-requested-with": "XMLHttpRequest" },
+];
+
+describe("the sandbox and the mock apply one browser-script rule (CRED_AT_RISK)", () => {
+  it("answer the same requests with the same status and code wherever either refuses them", async () => {
+    let atRisk = 0;
+    for (const { method, path, op } of operations(doc)) {
+      // Where the contract lists CRED_AT_RISK among the operation's 400 codes.
+      const documented = JSON.stringify(deref(doc, op.responses?.["400"]) ?? null).includes("CRED_AT_RISK");
+      for (const browser of BROWSER_HEADERS) {
+        const body = method === "get" ? "" : "{}";
+        const answers = await Promise.all(
+          [sbx.running.url, mock.url].map(async (base) => {
+            const response = await fetch(base + concretePath(path), {
+              method: method.toUpperCase(),
+              headers: {
+                ...credentials(path, body),
+                ...browser,
+                ...(body ? { "content-type": "application/json" } : {}),
+              },
+              ...(body ? { body } : {}),
+            });
+            const text = await response.text();
+            let code: unknown;
+            try {
+              const json = JSON.parse(text);
+              code = json.error_code ?? json.error_type;
+            } catch {
+              code = undefined;
+            }
+            return { status: response.status, code };
+          }),
+        );
+        const [fromSandbox, fromMock] = answers as [
+          { status: number; code: unknown },
+          { status: number; code: unknown },
+        ];
+        const where = `${method.toUpperCase()} ${path} ${JSON.stringify(browser)}`;
+        const refused = [fromSandbox, fromMock].filter((a) => a.code === "CRED_AT_RISK").length;
+        if (refused > 0) expect(fromSandbox, where).toEqual(fromMock);
+        const fromScript = Object.keys(browser).length > 0;
+        expect(fromSandbox.code === "CRED_AT_RISK", where).toBe(fromScript && documented);
+        if (fromScript && documented) atRisk++;
+      }
+    }
+    // v2 and v4 operations both list it: both kinds of credentials were refused.
+    expect(atRisk).toBeGreaterThan(20);
   });
 });

@@ -1,8 +1,8 @@
-// The service's two error shapes, built for the mock's rejections.
+// The service's two error shapes, built for the servers' rejections (the mock's and the sandbox's).
 import { randomUUID } from "node:crypto";
 import type { ErrorObject } from "ajv";
-import type { ErrorShape } from "./contract-model.js";
-import { unescapeToken } from "../src/json-pointer.js";
+import type { ErrorShape } from "./operations.js";
+import { unescapeToken } from "../json-pointer.js";
 
 /** validation_errors: nested like the request, an array of messages for each failing member. */
 export interface Nested {

@@ -1,9 +1,10 @@
 // The service's own answers to requests it refuses: missing credentials, browser scripts,
 // unknown records, invalid bodies and bad uploads, each in the operation's error shape.
-import type { SchemaCompiler } from "../conformance/contract-model.js";
-import { formParts, multipartBoundary } from "../conformance/multipart.js";
-import { decodeJsonBody, hasEssence, isJsonMediaType, type JsonProblem } from "../src/server/index.js";
-import type { MockOperation } from "./contract-model.js";
+import type { SchemaCompiler } from "../../conformance/contract-model.js";
+import { formParts, multipartBoundary } from "../../conformance/multipart.js";
+import { decodeJsonBody, type JsonProblem, MAX_JSON_DEPTH } from "./body.js";
+import { hasEssence, isJsonMediaType } from "./media-type.js";
+import { type Operation, shapeOfPath } from "./operations.js";
 import { type Nested, type Rejection, rejection, summarise, validationErrors } from "./error-body.js";
 
 export interface IncomingRequest {
@@ -19,24 +20,22 @@ export interface IncomingBody {
   body: Buffer;
 }
 
-const has = (op: MockOperation, status: number, code: string) =>
-  op.errors.get(status)?.includes(code) ?? false;
+const has = (op: Operation, status: number, code: string) => op.errors.get(status)?.includes(code) ?? false;
 
 /** The code an operation answers a failed check with: its documented one, or the shape's general one. */
-function codeFor(op: MockOperation, status: number, fallback: { A: string; B: string }): string {
+function codeFor(op: Operation, status: number, fallback: { A: string; B: string }): string {
   return op.errors.get(status)?.[0] ?? fallback[op.shape];
 }
 
 /** What the service refuses before it reads a body: credentials, browser scripts, unknown records. */
-export function checkHeaders(op: MockOperation, req: IncomingRequest): Rejection | undefined {
+export function checkHeaders(op: Operation, req: IncomingRequest): Rejection | undefined {
   const missing = op.securityHeaders.filter((h) => !req.headers[h.toLowerCase()]);
   if (missing.length > 0) {
     const code = codeFor(op, 401, { A: "AUTHENTICATION", B: "AUTH_FAILED" });
     return rejection(op.shape, 401, code, `Authentication failed: missing ${missing.join(", ")}.`, {});
   }
-  const fromBrowser = req.headers.origin !== undefined || req.headers["x-requested-with"] !== undefined;
-  if (fromBrowser && req.headers["svc-secret"] && has(op, 400, "CRED_AT_RISK")) {
-    const message = "Key and secret were sent from a browser script; rotate the API keys.";
+  if (credentialsAtRisk(req.headers) && has(op, 400, "CRED_AT_RISK")) {
+    const message = "Key and secret were used from a browser script; rotate the API keys.";
     return rejection(op.shape, 400, "CRED_AT_RISK", message, {});
   }
   const badParam = op.params.findIndex((p, i) => p.integer && !isIntegerSegment(req.params[i] ?? ""));
@@ -45,6 +44,53 @@ export function checkHeaders(op: MockOperation, req: IncomingRequest): Rejection
     return rejection(op.shape, 404, code, `No record with this ${op.params[badParam]?.name}.`, {});
   }
   return undefined;
+}
+
+/**
+ * Whether a request is a browser script's (an `Origin` or `X-Requested-With` header) that used the key
+ * and the secret together: v2 sends the secret itself, v4 a signature only the secret can make. The
+ * document: "Key and secret used together in a browser script request" → 400 CRED_AT_RISK.
+ */
+export function credentialsAtRisk(headers: Record<string, string | undefined>): boolean {
+  const fromBrowser = headers.origin !== undefined || headers["x-requested-with"] !== undefined;
+  return fromBrowser && (Boolean(headers["svc-secret"]) || Boolean(headers["svc-signature"]));
+}
+
+/**
+ * The refusal of a request no operation answers: 405 with an `Allow` header when its path has
+ * operations under other methods (in their shape), else 404 in the shape of the path's product.
+ */
+export function unrouted(
+  others: Operation[],
+  method: string,
+  pathname: string,
+): { rejection: Rejection; headers: Record<string, string> } {
+  const [first] = others;
+  if (!first)
+    return {
+      rejection: rejection(shapeOfPath(pathname), 404, "NOT_FOUND", "No operation answers this path.", {}),
+      headers: {},
+    };
+  const allow = [...new Set(others.map((o) => o.method))].join(", ");
+  const message = `${method} is not allowed on this path; use ${allow}.`;
+  return { rejection: rejection(first.shape, 405, "METHOD_NOT_ALLOWED", message, {}), headers: { allow } };
+}
+
+/** A JSON body's value, or the sentence saying what is wrong with it (never quoting it). */
+export type JsonBody = { ok: true; value: unknown } | { ok: false; message: string };
+
+/**
+ * Read a JSON request body as both servers do: a JSON Content-Type (`application/json`, `…+json`,
+ * UTF-8), then nesting and value count, fatal UTF-8 and JSON.parse (decodeJsonBody).
+ */
+export function readJsonBody(
+  contentType: string | undefined,
+  bytes: Uint8Array,
+  maxDepth = MAX_JSON_DEPTH,
+): JsonBody {
+  if (!isJsonMediaType(contentType)) return { ok: false, message: "Content-Type must be application/json." };
+  const read = decodeJsonBody(bytes, maxDepth);
+  return read.ok ? read : { ok: false, message: JSON_PROBLEMS[read.problem] };
 }
 
 /**
@@ -64,7 +110,7 @@ export interface BodyCheck {
 }
 
 /** What the service refuses in a body: invalid JSON, a schema violation, a bad upload. */
-export function checkBody(op: MockOperation, req: IncomingBody, compiler: SchemaCompiler): BodyCheck {
+export function checkBody(op: Operation, req: IncomingBody, compiler: SchemaCompiler): BodyCheck {
   if (!op.body) return {};
   if (op.body.mediaType === "multipart/form-data") return { rejection: checkUpload(op, req) };
   return checkJson(op, req, compiler);
@@ -79,7 +125,7 @@ function fileTooBig(maxBytesExclusive: number): string {
 }
 
 /** A body larger than the mock reads: a file too big on the upload, an invalid request elsewhere. */
-export function tooLarge(op: MockOperation): Rejection {
+export function tooLarge(op: Operation): Rejection {
   if (op.body?.mediaType === "multipart/form-data" && has(op, 400, "FILE_SIZE_TOO_BIG")) {
     // The service's 10 MB when the contract states no limit.
     const message = fileTooBig(op.body.file?.maxBytesExclusive ?? 10 * MIB);
@@ -90,7 +136,7 @@ export function tooLarge(op: MockOperation): Rejection {
 
 /** A refused body: 422 where the operation documents it (else 400), in the operation's shape. */
 function invalid(
-  op: MockOperation,
+  op: Operation,
   message: string,
   request: Record<string, unknown>,
   details?: Nested,
@@ -107,17 +153,14 @@ function invalid(
   );
 }
 
-function checkJson(op: MockOperation, req: IncomingBody, compiler: SchemaCompiler): BodyCheck {
+function checkJson(op: Operation, req: IncomingBody, compiler: SchemaCompiler): BodyCheck {
   const spec = op.body;
   if (!spec) return {};
   const empty = req.body.length === 0;
   if (empty && !spec.required) return {};
   if (empty) return { rejection: invalid(op, "The request body can't be blank.", {}) };
-  if (!isJsonMediaType(req.headers["content-type"])) {
-    return { rejection: invalid(op, "Content-Type must be application/json.", {}) };
-  }
-  const read = decodeJsonBody(req.body);
-  if (!read.ok) return { rejection: invalid(op, JSON_PROBLEMS[read.problem], {}) };
+  const read = readJsonBody(req.headers["content-type"], req.body);
+  if (!read.ok) return { rejection: invalid(op, read.message, {}) };
   const value = read.value;
   const validate = compiler.validator(spec.schemaPointer);
   if (validate(value)) return { value };
@@ -146,7 +189,7 @@ const ownMember = (value: unknown, name: string): unknown =>
     ? (value as Record<string, unknown>)[name]
     : undefined;
 
-function checkUpload(op: MockOperation, req: IncomingBody): Rejection | undefined {
+function checkUpload(op: Operation, req: IncomingBody): Rejection | undefined {
   const limits = op.body?.file;
   const type = req.headers["content-type"] ?? "";
   const parts = hasEssence(type, "multipart/form-data")

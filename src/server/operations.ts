@@ -1,7 +1,7 @@
-// What the mock needs to know of each operation, read once from the bundled contract.
-import { escapeToken } from "../src/json-pointer.js";
-import { resolveRef } from "../conformance/resolve-ref.js";
-import { decodeSegment } from "../src/server/request-target.js";
+// Each operation of a contract as the servers route and check it, read once from the bundled document.
+import { escapeToken } from "../json-pointer.js";
+import { resolveRef } from "../../conformance/resolve-ref.js";
+import { decodeSegment } from "./request-target.js";
 
 // The bundled document is walked structurally.
 type Json = any;
@@ -14,7 +14,7 @@ export interface FileConstraints {
   extensions: string[];
 }
 
-export interface MockOperation {
+export interface Operation {
   operationId: string;
   method: string;
   template: string;
@@ -43,9 +43,9 @@ function codes(doc: Json, response: Json, member: "error_code" | "error_type"): 
 }
 
 /** Every operation of a bundled contract document, ready for routing and request checks. */
-export function loadMockOperations(doc: Json): MockOperation[] {
+export function loadOperations(doc: Json): Operation[] {
   const schemes = doc.components?.securitySchemes ?? {};
-  const operations: MockOperation[] = [];
+  const operations: Operation[] = [];
   for (const [template, item] of Object.entries<Json>(doc.paths)) {
     const pathParams = [...(item.parameters ?? [])].map((p: Json) => deref(doc, p));
     for (const method of METHODS) {
@@ -85,7 +85,7 @@ export function loadMockOperations(doc: Json): MockOperation[] {
         examples.set(Number(status), [...new Set(names)]);
       }
       const pointer = `/paths/${escapeToken(template)}/${method}`;
-      let body: MockOperation["body"];
+      let body: Operation["body"];
       if (op.requestBody) {
         const rb = deref(doc, op.requestBody);
         const [mediaType, media] = Object.entries<Json>(rb.content)[0] ?? [];
@@ -117,8 +117,8 @@ export function loadMockOperations(doc: Json): MockOperation[] {
 }
 
 /** The operation for a method and path (its parameters decoded), and the path's operations under other methods. */
-export function routeOperation(operations: MockOperation[], method: string, path: string) {
-  const others: MockOperation[] = [];
+export function routeOperation(operations: Operation[], method: string, path: string) {
+  const others: Operation[] = [];
   for (const op of operations) {
     const match = op.pattern.exec(path);
     if (!match) continue;
