@@ -1,7 +1,7 @@
 // The control API (/_sandbox/…), contract-first: its routes and request schemas come from its own
 // OpenAPI document (generated/sandbox-control.json), and every answer is one of its schemas.
 import controlDocument from "../generated/sandbox-control.json" with { type: "json" };
-import { loadMockOperations, type MockOperation } from "../mock/contract-model.js";
+import { loadOperations, type Operation } from "../src/server/operations.js";
 import { AjvCompiler } from "../src/schema-validator.js";
 import { attachment } from "./asset-files.js";
 import type { BiometricRecord } from "./biometric.js";
@@ -10,6 +10,7 @@ import { type Delivery, MAX_RECEIVERS, type Receiver, type ReceiverAuth } from "
 import { parseDuration } from "./duration.js";
 import type { Answer } from "./service.js";
 import type { Sandbox, WorkflowCase } from "./sandbox.js";
+import type { operations } from "../generated/sandbox-control-types.js";
 
 // Request bodies reach the handlers only after the control document's schema accepted them.
 type Json = any;
@@ -17,7 +18,7 @@ type Json = any;
 /** The path prefix of the control API. */
 export const CONTROL_PREFIX = "/_sandbox";
 
-export const controlOperations: MockOperation[] = loadMockOperations(controlDocument);
+export const controlOperations: Operation[] = loadOperations(controlDocument);
 const compiler = new AjvCompiler(controlDocument);
 
 /** A control API error answer. */
@@ -31,7 +32,7 @@ const invalidMember = (pointer: string, why: string): Answer =>
   controlError(400, "BAD_REQUEST", `Invalid request body: ${pointer}: ${why}.`);
 
 /** The message of a refused control body: the member and the rule, never the value. */
-export function describeControlBody(op: MockOperation, value: unknown): string | undefined {
+export function describeControlBody(op: Operation, value: unknown): string | undefined {
   if (!op.body) return undefined;
   const validate = compiler.validator(op.body.schemaPointer);
   if (validate(value)) return undefined;
@@ -119,193 +120,223 @@ const TEST_EVENT = JSON.stringify({
   event: "test",
 });
 
+/** The control API's operation ids, from its own generated types. */
+type ControlOperationId = keyof operations;
+
+/** What a handler of one control operation gets: the request, the sandbox, and the answers several share. */
+interface ControlContext {
+  sandbox: Sandbox;
+  op: Operation;
+  /** Path parameters, decoded, in template order; `param` is the first ("" when none). */
+  params: string[];
+  param: string;
+  query: Record<string, string | string[]>;
+  /** The accepted JSON body, if any. */
+  value: Json;
+  /** The clock's answer: the virtual time and the offset. */
+  clock: () => Answer;
+  /** A transition of the path's biometric verification, answered as its view (404, 409 as they fail). */
+  bio: (act: () => BiometricRecord) => Answer;
+  /** The path's workflow case, if any. */
+  workflowCase: () => WorkflowCase | undefined;
+}
+
+/**
+ * The control API's operations by operation id. Typed by the control document's own list, so an
+ * operation added there fails the build until it has its entry here: one entry in one place.
+ */
+const handlers: {
+  readonly [Id in ControlOperationId]: (c: ControlContext) => Answer | Promise<Answer>;
+} = {
+  getClock: ({ clock }) => clock(),
+  advanceClock: async ({ sandbox, value, clock }) => {
+    let ms: number;
+    try {
+      ms = parseDuration(value.duration);
+    } catch (e) {
+      return invalidMember("/duration", (e as Error).message);
+    }
+    try {
+      await sandbox.advance(ms);
+    } catch (e) {
+      // Past the last date a record can write: refused, the clock where it was.
+      if (e instanceof RangeError) return invalidMember("/duration", e.message);
+      throw e;
+    }
+    return clock();
+  },
+  listReceivers: ({ sandbox }) => ok({ receivers: [...sandbox.queue.receivers.values()].map(receiverView) }),
+  createReceiver: ({ sandbox, value }) => {
+    let url: string;
+    try {
+      url = receiverUrl(value.url);
+    } catch (e) {
+      return invalidMember("/url", (e as Error).message);
+    }
+    // Checked now, not at each delivery: fetch refuses such a header, and every attempt would fail as "connection".
+    if (value.auth?.scheme === "bearer" && !/^[\x21-\x7e]+$/.test(value.auth.token))
+      return invalidMember(
+        "/auth/token",
+        "must be printable ASCII without spaces, as an HTTP header carries it",
+      );
+    const kind = value.kind === "workflow" ? "workflow" : "events";
+    if (kind === "workflow" && value.auth)
+      return invalidMember("/auth", "workflow deliveries carry no credentials");
+    if (sandbox.queue.receivers.size >= MAX_RECEIVERS)
+      return controlError(
+        409,
+        "LIMIT_REACHED",
+        `At most ${MAX_RECEIVERS} receivers can be registered; remove one before adding another.`,
+      );
+    return ok(
+      receiverView(sandbox.queue.addReceiver(url, kind, value.auth as ReceiverAuth | undefined)),
+      201,
+    );
+  },
+  deleteReceiver: ({ sandbox, param }) =>
+    sandbox.queue.removeReceiver(param)
+      ? { status: 204 }
+      : controlError(404, "NOT_FOUND", "No receiver has this id."),
+  testReceiver: async ({ sandbox, param }) => {
+    const receiver = sandbox.queue.receivers.get(param);
+    if (!receiver) return controlError(404, "NOT_FOUND", "No receiver has this id.");
+    if (receiver.kind !== "events")
+      return controlError(409, "INVALID_TRANSITION", "Only an events receiver has a Test button.");
+    return ok(await sandbox.queue.test(receiver, TEST_EVENT));
+  },
+  listDeliveries: ({ sandbox, query }) => {
+    const one = (name: string) => {
+      const v = query[name];
+      return Array.isArray(v) ? v[0] : v;
+    };
+    const status = one("status");
+    if (status !== undefined && !["pending", "delivered", "failed"].includes(status))
+      return controlError(400, "BAD_REQUEST", "Query parameter status must be pending, delivered or failed.");
+    const filters: [keyof Delivery, string | undefined][] = [
+      ["status", status],
+      ["receiver_id", one("receiver_id")],
+      ["subject", one("subject")],
+      ["event", one("event")],
+    ];
+    const deliveries = [...sandbox.queue.deliveries.values()].filter((d) =>
+      filters.every(([key, want]) => want === undefined || d[key] === want),
+    );
+    return ok({ deliveries: deliveries.map(deliveryView) });
+  },
+  getDelivery: ({ sandbox, param }) => {
+    const d = sandbox.queue.deliveries.get(param);
+    return d ? ok(deliveryView(d)) : controlError(404, "NOT_FOUND", "No delivery has this id.");
+  },
+  replayDelivery: ({ sandbox, param }) => {
+    const d = sandbox.queue.deliveries.get(param);
+    if (!d) return controlError(404, "NOT_FOUND", "No delivery has this id.");
+    const replay = sandbox.queue.replay(d);
+    return replay
+      ? ok(deliveryView(replay), 201)
+      : controlError(409, "INVALID_TRANSITION", "The delivery's receiver was removed.");
+  },
+  getBiometricVerification: ({ sandbox, param, bio }) =>
+    bio(() => sandbox.biometric.find(param) as BiometricRecord),
+  completeBiometricVerification: ({ sandbox, param, value, bio }) =>
+    bio(() => sandbox.biometric.complete(param, value.status)),
+  pendBiometricVerification: ({ sandbox, param, bio }) => bio(() => sandbox.biometric.pend(param, "fail")),
+  reviewBiometricVerification: ({ sandbox, param, value, bio }) =>
+    bio(() => sandbox.biometric.review(param, value.status)),
+  editBiometricVerification: ({ sandbox, param, value, bio }) =>
+    bio(() => {
+      const record = sandbox.biometric.edit(param, value?.notes ?? null);
+      // Notes are the caller's bytes too: the record is counted as what it now holds.
+      sandbox.keep(sandbox.biometric.records, param, record, Buffer.byteLength(JSON.stringify(record)));
+      return record;
+    }),
+  downloadBiometricPdf: ({ sandbox, param, bio }) => bio(() => sandbox.biometric.downloaded(param)),
+  failBiometricVerification: ({ sandbox, param, value, bio }) =>
+    bio(() => sandbox.biometric.fail(param, value?.message)),
+  createWorkflowCase: ({ sandbox, value }) => {
+    const id = sandbox.nextId("workflow");
+    const record: WorkflowCase = {
+      case_id: id,
+      external_id: value.external_id ?? null,
+      guided_flow_id: value.guided_flow_id ?? 311,
+      status: "open",
+      case_url: `${sandbox.baseUrl}${CONTROL_PREFIX}/workflow_cases/${id}`,
+      service: {
+        id: sandbox.nextId("workflow-service"),
+        name: value.service_name ?? "Sandbox Trading Limited",
+        external_id: value.service_external_id ?? null,
+        approval_status: null,
+      },
+    };
+    // Counted as what it holds: its names are the caller's, up to 200 characters each.
+    sandbox.keep(sandbox.workflow, id, record, Buffer.byteLength(JSON.stringify(record)));
+    sandbox.changed();
+    return ok(record, 201);
+  },
+  getWorkflowCase: ({ workflowCase }) => {
+    const record = workflowCase();
+    return record ? ok(record) : controlError(404, "NOT_FOUND", "No workflow case has this id.");
+  },
+  completeWorkflowCase: ({ sandbox, value, workflowCase }) => {
+    const record = workflowCase();
+    if (!record) return controlError(404, "NOT_FOUND", "No workflow case has this id.");
+    if (record.status === "completed")
+      return controlError(409, "INVALID_TRANSITION", "The workflow case is already completed.");
+    sandbox.completeWorkflow(record, value.approval_status);
+    sandbox.changed();
+    return ok(record);
+  },
+  downloadEddAsset: ({ sandbox, params, param }) => {
+    const record = sandbox.edd.get(Number(param));
+    const assetId = Number(params[1]);
+    if (!record?.assets.some((a: { id: number }) => a.id === assetId))
+      return controlError(404, "NOT_FOUND", "The EDD case has no asset with this id.");
+    const file = sandbox.assetFiles.get(assetId);
+    if (!file)
+      return controlError(
+        404,
+        "NOT_FOUND",
+        "The asset's bytes are not kept: the sandbox was restarted since the upload, or newer uploads took the 32 MiB the sandbox keeps.",
+      );
+    return {
+      status: 200,
+      bytes: file.bytes,
+      headers: { "content-type": file.contentType, "content-disposition": attachment(file.fileName) },
+    };
+  },
+};
+
 /** Answer one control request whose body the control document accepted. */
 export async function answerControl(
   sandbox: Sandbox,
-  op: MockOperation,
+  op: Operation,
   params: string[],
   query: Record<string, string | string[]>,
   value: Json,
 ): Promise<Answer> {
+  const handler = Object.hasOwn(handlers, op.operationId)
+    ? handlers[op.operationId as ControlOperationId]
+    : undefined;
+  if (!handler)
+    return controlError(500, "SANDBOX_ERROR", "The control API has no handler for this operation.");
   const [param = ""] = params;
-  const clock = () =>
-    ok({ now: new Date(sandbox.clock.now()).toISOString(), offset_ms: sandbox.clock.offsetMs });
-  const bio = (act: () => BiometricRecord): Answer => {
-    if (!sandbox.biometric.find(param))
-      return controlError(404, "NOT_FOUND", "No biometric verification has this transaction_id.");
-    try {
-      return ok(biometricView(act()));
-    } catch (e) {
-      if (e instanceof TransitionError) return controlError(409, "INVALID_TRANSITION", e.message);
-      throw e;
-    }
-  };
-  const workflowCase = (): WorkflowCase | undefined => sandbox.workflow.get(Number(param));
-  switch (op.operationId) {
-    case "getClock":
-      return clock();
-    case "advanceClock": {
-      let ms: number;
+  return handler({
+    sandbox,
+    op,
+    params,
+    param,
+    query,
+    value,
+    clock: () => ok({ now: new Date(sandbox.clock.now()).toISOString(), offset_ms: sandbox.clock.offsetMs }),
+    bio: (act) => {
+      if (!sandbox.biometric.find(param))
+        return controlError(404, "NOT_FOUND", "No biometric verification has this transaction_id.");
       try {
-        ms = parseDuration(value.duration);
+        return ok(biometricView(act()));
       } catch (e) {
-        return invalidMember("/duration", (e as Error).message);
-      }
-      try {
-        await sandbox.advance(ms);
-      } catch (e) {
-        // Past the last date a record can write: refused, the clock where it was.
-        if (e instanceof RangeError) return invalidMember("/duration", e.message);
+        if (e instanceof TransitionError) return controlError(409, "INVALID_TRANSITION", e.message);
         throw e;
       }
-      return clock();
-    }
-    case "listReceivers":
-      return ok({ receivers: [...sandbox.queue.receivers.values()].map(receiverView) });
-    case "createReceiver": {
-      let url: string;
-      try {
-        url = receiverUrl(value.url);
-      } catch (e) {
-        return invalidMember("/url", (e as Error).message);
-      }
-      // Checked now, not at each delivery: fetch refuses such a header, and every attempt would fail as "connection".
-      if (value.auth?.scheme === "bearer" && !/^[\x21-\x7e]+$/.test(value.auth.token))
-        return invalidMember(
-          "/auth/token",
-          "must be printable ASCII without spaces, as an HTTP header carries it",
-        );
-      const kind = value.kind === "workflow" ? "workflow" : "events";
-      if (kind === "workflow" && value.auth)
-        return invalidMember("/auth", "workflow deliveries carry no credentials");
-      if (sandbox.queue.receivers.size >= MAX_RECEIVERS)
-        return controlError(
-          409,
-          "LIMIT_REACHED",
-          `At most ${MAX_RECEIVERS} receivers can be registered; remove one before adding another.`,
-        );
-      return ok(
-        receiverView(sandbox.queue.addReceiver(url, kind, value.auth as ReceiverAuth | undefined)),
-        201,
-      );
-    }
-    case "deleteReceiver":
-      return sandbox.queue.removeReceiver(param)
-        ? { status: 204 }
-        : controlError(404, "NOT_FOUND", "No receiver has this id.");
-    case "testReceiver": {
-      const receiver = sandbox.queue.receivers.get(param);
-      if (!receiver) return controlError(404, "NOT_FOUND", "No receiver has this id.");
-      if (receiver.kind !== "events")
-        return controlError(409, "INVALID_TRANSITION", "Only an events receiver has a Test button.");
-      return ok(await sandbox.queue.test(receiver, TEST_EVENT));
-    }
-    case "listDeliveries": {
-      const one = (name: string) => {
-        const v = query[name];
-        return Array.isArray(v) ? v[0] : v;
-      };
-      const status = one("status");
-      if (status !== undefined && !["pending", "delivered", "failed"].includes(status))
-        return controlError(
-          400,
-          "BAD_REQUEST",
-          "Query parameter status must be pending, delivered or failed.",
-        );
-      const filters: [keyof Delivery, string | undefined][] = [
-        ["status", status],
-        ["receiver_id", one("receiver_id")],
-        ["subject", one("subject")],
-        ["event", one("event")],
-      ];
-      const deliveries = [...sandbox.queue.deliveries.values()].filter((d) =>
-        filters.every(([key, want]) => want === undefined || d[key] === want),
-      );
-      return ok({ deliveries: deliveries.map(deliveryView) });
-    }
-    case "getDelivery": {
-      const d = sandbox.queue.deliveries.get(param);
-      return d ? ok(deliveryView(d)) : controlError(404, "NOT_FOUND", "No delivery has this id.");
-    }
-    case "replayDelivery": {
-      const d = sandbox.queue.deliveries.get(param);
-      if (!d) return controlError(404, "NOT_FOUND", "No delivery has this id.");
-      const replay = sandbox.queue.replay(d);
-      return replay
-        ? ok(deliveryView(replay), 201)
-        : controlError(409, "INVALID_TRANSITION", "The delivery's receiver was removed.");
-    }
-    case "getBiometricVerification":
-      return bio(() => sandbox.biometric.find(param) as BiometricRecord);
-    case "completeBiometricVerification":
-      return bio(() => sandbox.biometric.complete(param, value.status));
-    case "pendBiometricVerification":
-      return bio(() => sandbox.biometric.pend(param, "fail"));
-    case "reviewBiometricVerification":
-      return bio(() => sandbox.biometric.review(param, value.status));
-    case "editBiometricVerification":
-      return bio(() => {
-        const record = sandbox.biometric.edit(param, value?.notes ?? null);
-        // Notes are the caller's bytes too: the record is counted as what it now holds.
-        sandbox.keep(sandbox.biometric.records, param, record, Buffer.byteLength(JSON.stringify(record)));
-        return record;
-      });
-    case "downloadBiometricPdf":
-      return bio(() => sandbox.biometric.downloaded(param));
-    case "failBiometricVerification":
-      return bio(() => sandbox.biometric.fail(param, value?.message));
-    case "createWorkflowCase": {
-      const id = sandbox.nextId("workflow");
-      const record: WorkflowCase = {
-        case_id: id,
-        external_id: value.external_id ?? null,
-        guided_flow_id: value.guided_flow_id ?? 311,
-        status: "open",
-        case_url: `${sandbox.baseUrl}${CONTROL_PREFIX}/workflow_cases/${id}`,
-        service: {
-          id: sandbox.nextId("workflow-service"),
-          name: value.service_name ?? "Sandbox Trading Limited",
-          external_id: value.service_external_id ?? null,
-          approval_status: null,
-        },
-      };
-      // Counted as what it holds: its names are the caller's, up to 200 characters each.
-      sandbox.keep(sandbox.workflow, id, record, Buffer.byteLength(JSON.stringify(record)));
-      sandbox.changed();
-      return ok(record, 201);
-    }
-    case "getWorkflowCase": {
-      const record = workflowCase();
-      return record ? ok(record) : controlError(404, "NOT_FOUND", "No workflow case has this id.");
-    }
-    case "completeWorkflowCase": {
-      const record = workflowCase();
-      if (!record) return controlError(404, "NOT_FOUND", "No workflow case has this id.");
-      if (record.status === "completed")
-        return controlError(409, "INVALID_TRANSITION", "The workflow case is already completed.");
-      sandbox.completeWorkflow(record, value.approval_status);
-      sandbox.changed();
-      return ok(record);
-    }
-    case "downloadEddAsset": {
-      const record = sandbox.edd.get(Number(param));
-      const assetId = Number(params[1]);
-      if (!record?.assets.some((a: { id: number }) => a.id === assetId))
-        return controlError(404, "NOT_FOUND", "The EDD case has no asset with this id.");
-      const file = sandbox.assetFiles.get(assetId);
-      if (!file)
-        return controlError(
-          404,
-          "NOT_FOUND",
-          "The asset's bytes are not kept: the sandbox was restarted since the upload, or newer uploads took the 32 MiB the sandbox keeps.",
-        );
-      return {
-        status: 200,
-        bytes: file.bytes,
-        headers: { "content-type": file.contentType, "content-disposition": attachment(file.fileName) },
-      };
-    }
-    default:
-      return controlError(500, "SANDBOX_ERROR", "The control API has no handler for this operation.");
-  }
+    },
+    workflowCase: () => sandbox.workflow.get(Number(param)),
+  });
 }
