@@ -26,6 +26,22 @@ function eventOf(transactionId: string): WebhookEvent {
   return event;
 }
 
+/**
+ * Ask again while the store cannot tell (a loaded machine may make a command outlast the
+ * timeout), as the service would; the first definite answer.
+ */
+async function definite(ask: () => Promise<boolean>): Promise<boolean> {
+  let answer: boolean | string = "not asked";
+  await vi.waitFor(
+    async () => {
+      answer = await outcome(ask());
+      expect(typeof answer).toBe("boolean");
+    },
+    { timeout: 15_000, interval: 50 },
+  );
+  return answer as boolean;
+}
+
 /** The reason a claim was refused, or its answer. */
 async function outcome(promise: Promise<boolean>): Promise<boolean | string> {
   try {
@@ -76,8 +92,8 @@ describe.each(LIBRARIES)("RedisDedupeStore with %s", (library) => {
   it("claims a delivery once, keeps it `done` for the retention under the prefix, then forgets it", async () => {
     const deduper = createDeduper({ store: store(), retentionMs: 1_500 });
     const event = eventOf(`t-${library}-ttl`);
-    expect(await deduper.isDuplicate(event)).toBe(false);
-    expect(await deduper.isDuplicate(event)).toBe(true);
+    expect(await definite(() => deduper.isDuplicate(event))).toBe(false);
+    expect(await definite(() => deduper.isDuplicate(event))).toBe(true);
     const key = `${prefix()}${deliveryKey(event)}`;
     expect(await inspector().sendCommand(["GET", key])).toBe("done");
     const ttl = Number(await inspector().sendCommand(["PTTL", key]));
@@ -88,25 +104,26 @@ describe.each(LIBRARIES)("RedisDedupeStore with %s", (library) => {
       timeout: 10_000,
       interval: 100,
     });
-    expect(await deduper.isDuplicate(event)).toBe(false);
+    expect(await definite(() => deduper.isDuplicate(event))).toBe(false);
   });
 
   it("answers `in_flight` while another attempt's claim is pending, and claims it once the lease ends", async () => {
     const deduper = createDeduper({ store: store() });
     const event = eventOf(`t-${library}-pending`);
-    await inspector().sendCommand([
-      "SET",
-      `${prefix()}${deliveryKey(event)}`,
-      "pending",
-      "PX",
-      String(LEASE_MS),
-    ]);
-    expect(await outcome(deduper.isDuplicate(event))).toBe("in_flight");
-    await vi.waitFor(async () => expect(await outcome(deduper.isDuplicate(event))).toBe(false), {
-      timeout: 10_000,
-      interval: 100,
-    });
-    expect(await deduper.isDuplicate(event)).toBe(true);
+    // Planted with a lease long enough that a stalled machine still asks within it.
+    await inspector().sendCommand(["SET", `${prefix()}${deliveryKey(event)}`, "pending", "PX", "3000"]);
+    const answers: (boolean | string)[] = [];
+    await vi.waitFor(
+      async () => {
+        answers.push(await outcome(deduper.isDuplicate(event)));
+        expect(answers.at(-1)).toBe(false);
+      },
+      { timeout: 15_000, interval: 100 },
+    );
+    // Refused while the planted claim lived, never taken for a duplicate, then claimed once.
+    expect(answers).toContain("in_flight");
+    expect(answers.filter((a) => typeof a === "boolean")).toEqual([false]);
+    expect(await definite(() => deduper.isDuplicate(event))).toBe(true);
   });
 
   it("reports a stopped Redis, leaves nothing to land later, and claims the retry once Redis is back", async () => {
@@ -127,8 +144,8 @@ describe.each(LIBRARIES)("RedisDedupeStore with %s", (library) => {
       },
       { timeout: 15_000, interval: 50 },
     );
-    expect(answers.filter((a) => a !== "store_unavailable")).toEqual([false]);
-    expect(await deduper.isDuplicate(event)).toBe(true);
+    expect(answers.filter((a) => typeof a === "boolean")).toEqual([false]);
+    expect(await definite(() => deduper.isDuplicate(event))).toBe(true);
   });
 
   it("reports a Redis that stops answering, and a write it lands late only delays the retry", async () => {
@@ -147,7 +164,7 @@ describe.each(LIBRARIES)("RedisDedupeStore with %s", (library) => {
     );
     // Never `true` (a duplicate) before the one claim: the delivery was not lost.
     expect(answers.filter((a) => typeof a === "boolean")).toEqual([false]);
-    expect(await deduper.isDuplicate(event)).toBe(true);
+    expect(await definite(() => deduper.isDuplicate(event))).toBe(true);
   });
 
   it("loses nothing with the library's default options either (offline queue on)", async () => {
