@@ -23,6 +23,20 @@ describe("the AsyncAPI bundle", () => {
     expect(refs.filter((r) => !r?.startsWith("#/"))).toEqual([]);
   });
 
+  it("puts nothing beside a $ref: draft-07, the dialect of AsyncAPI schemas, ignores what is there", () => {
+    const beside: string[] = [];
+    const walk = (value: Json, path: string): void => {
+      if (Array.isArray(value)) value.forEach((item, i) => walk(item, `${path}/${i}`));
+      else if (value && typeof value === "object") {
+        const keys = Object.keys(value);
+        if (keys.includes("$ref") && keys.length > 1) beside.push(`${path}: ${keys.join(", ")}`);
+        for (const key of keys) walk((value as Record<string, Json>)[key] ?? null, `${path}/${key}`);
+      }
+    };
+    walk(bundled, "");
+    expect(beside).toEqual([]);
+  });
+
   it("starts with a do-not-edit notice naming its source", () => {
     expect(committed("generated/asyncapi.yaml").split("\n")[0]).toMatch(
       /^# Generated from asyncapi\/asyncapi\.yaml .*Do not edit/,
