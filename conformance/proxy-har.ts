@@ -1,31 +1,18 @@
 // The validating proxy's recording: a HAR 1.2 file written entry by entry, with credentials and
-// personal data redacted. Header values are kept only for headers that carry neither; a JSON
-// body keeps its shape, numbers, booleans and the contract's own words (enum and const values),
-// and every other string becomes "[redacted]"; other bodies keep only their media type and size.
+// personal data redacted. Headers keep only the names and values the contract and HTTP describe
+// (proxy-har-headers.ts); a JSON body keeps its shape, numbers, booleans and the contract's own words
+// (enum and const values), and every other string becomes "[redacted]"; other bodies keep only their
+// media type and size.
 import { createWriteStream, type WriteStream } from "node:fs";
 import { REDACTED } from "../src/redact.js";
 import { decodeJsonBody, MAX_JSON_DEPTH } from "../src/server/index.js";
 import { Vocabulary } from "../src/vocabulary.js";
+import { HeaderRedactor } from "./proxy-har-headers.js";
 import { mediaTypeEssence } from "./redact.js";
+import { safeMethod } from "./vocabulary.js";
 
 // A contract document is walked structurally.
 type Json = any;
-
-/** Headers whose values are neither credentials nor personal data, kept as sent. */
-const KEPT_HEADERS = new Set([
-  "accept",
-  "accept-encoding",
-  "content-encoding",
-  "content-length",
-  "content-type",
-  "prefer",
-  "svc-date",
-  "x-workflow-event-type",
-  "transfer-encoding",
-  "cache-control",
-  "allow",
-  "retry-after",
-]);
 
 /** One side of an exchange as the proxy saw it. */
 export interface HarMessage {
@@ -71,39 +58,6 @@ function redactJson(value: unknown, words: Vocabulary, depth = 0): unknown {
   for (const [key, member] of Object.entries(value)) out[mask(key)] = redactJson(member, words, depth + 1);
   return out;
 }
-
-/** Charsets a Content-Type may name in the recording; any other parameter value is the sender's. */
-const CHARSETS = new Set(["utf-8", "utf8", "us-ascii", "iso-8859-1", "latin1"]);
-
-/**
- * A Content-Type as recorded: its media type when the contract or common traffic names it, a known
- * charset, and whether it had a boundary; nothing else a sender wrote.
- */
-function recordedContentType(value: string, words: Vocabulary): string {
-  const essence = mediaTypeEssence(value);
-  if (essence === undefined) return REDACTED;
-  const params = value
-    .split(";")
-    .slice(1)
-    .map((param) => {
-      const [rawName = "", ...rest] = param.split("=");
-      const name = rawName.trim().toLowerCase();
-      const paramValue = rest.join("=").trim().replace(/^"|"$/g, "").toLowerCase();
-      if (name === "charset")
-        return CHARSETS.has(paramValue) ? `charset=${paramValue}` : `charset=${REDACTED}`;
-      // A parameter's name is the sender's too; only the boundary a multipart body needs is named.
-      return name === "boundary" ? `boundary=${REDACTED}` : undefined;
-    })
-    .filter((p) => p !== undefined);
-  return [words.mediaType(essence), ...params].join("; ");
-}
-
-const redactHeaders = (headers: [string, string][], words: Vocabulary) =>
-  headers.map(([name, value]) => {
-    const lower = name.toLowerCase();
-    if (lower === "content-type") return { name, value: recordedContentType(value, words) };
-    return { name, value: KEPT_HEADERS.has(lower) ? value : REDACTED };
-  });
 
 /** A body for the HAR: redacted JSON text, or only its media type and size. */
 function harContent(
@@ -166,6 +120,7 @@ export class HarRecorder {
   private constructor(
     private readonly stream: WriteStream,
     private readonly words: Vocabulary,
+    private readonly headers: HeaderRedactor,
     private readonly backlogBytes: number,
   ) {
     stream.on("error", (error) => (this.failed = error));
@@ -181,7 +136,8 @@ export class HarRecorder {
       stream.once("error", reject);
       stream.once("open", () => {
         stream.off("error", reject);
-        const recorder = new HarRecorder(stream, new Vocabulary(document), backlogBytes);
+        const words = new Vocabulary(document);
+        const recorder = new HarRecorder(stream, words, new HeaderRedactor(document, words), backlogBytes);
         stream.write(
           '{"log":{"version":"1.2","creator":{"name":"idv-conformance proxy","version":"1"},"entries":[\n',
         );
@@ -198,11 +154,11 @@ export class HarRecorder {
       startedDateTime: exchange.startedAt.toISOString(),
       time: exchange.durationMs,
       request: {
-        method: exchange.method,
+        method: safeMethod(exchange.method),
         url,
         httpVersion: "HTTP/1.1",
         cookies: [],
-        headers: redactHeaders(exchange.request.headers, this.words),
+        headers: this.headers.redact(exchange.request.headers),
         queryString,
         headersSize: -1,
         bodySize: exchange.request.size,
@@ -215,7 +171,7 @@ export class HarRecorder {
         statusText: "",
         httpVersion: "HTTP/1.1",
         cookies: [],
-        headers: redactHeaders(exchange.response.headers, this.words),
+        headers: this.headers.redact(exchange.response.headers),
         content: harContent(exchange.response, this.words),
         redirectURL: "",
         headersSize: -1,

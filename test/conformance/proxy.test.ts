@@ -156,8 +156,16 @@ describe("idv-conformance proxy", () => {
       headers: { ...V4, "svc-api-key": CANARIES[0], "content-type": "application/json" },
       body: JSON.stringify(body),
     }).then((r) => r.arrayBuffer());
+    // Header names and the values of described headers are the sender's text too.
     await fetch(`${proxy.url}/api/v2/manual_eidv/${CANARIES[2]}/assets/pep_watchlist?ref=${CANARIES[4]}`, {
-      headers: { ...V2, "svc-secret": CANARIES[3] },
+      headers: {
+        ...V2,
+        "svc-secret": CANARIES[3],
+        accept: `application/json, ${CANARIES[0]}`,
+        prefer: `example=${CANARIES[2]}`,
+        "cache-control": `max-age=${CANARIES[4]}`,
+        [`x-${CANARIES[0]}`]: "1",
+      },
     }).then((r) => r.arrayBuffer());
     // A Content-Type's parameters are the sender's: only a known charset keeps its value.
     await fetch(`${proxy.url}/api/v4/pep_checks`, {
@@ -175,13 +183,17 @@ describe("idv-conformance proxy", () => {
     const log = JSON.parse(text).log;
     expect(log.entries).toHaveLength(3);
     expect(log.entries[2].request.headers).toContainEqual({
-      name: "content-type",
+      name: "Content-Type",
       value: "application/json; charset=utf-8",
     });
-    expect(log.entries[0].request.headers).toContainEqual({ name: "svc-api-key", value: "[redacted]" });
+    expect(log.entries[0].request.headers).toContainEqual({ name: "Svc-API-Key", value: "[redacted]" });
     expect(log.entries[0].request.headers).toContainEqual({
-      name: "content-type",
+      name: "Content-Type",
       value: "application/json",
+    });
+    expect(log.entries[1].request.headers).toContainEqual({
+      name: "Accept",
+      value: "application/json, [redacted]",
     });
     expect(JSON.parse(log.entries[0].request.postData.text).individual.first_name).toBe("[redacted]");
     // The recording is a HAR the suite reads; its verdicts need not match the live ones (values are gone).
