@@ -60,6 +60,12 @@ function isHttpScheme(url: string, end: number): boolean {
   return scheme === "http" || scheme === "https";
 }
 
+/**
+ * What the WHATWG URL parser strips, re-encodes or ends the query at: anything but printable ASCII
+ * (controls, space, non-ASCII: URLSearchParams alone decodes such text differently), `\`, `#`.
+ */
+const NEEDS_URL_PARSER = /[^\x21-\x7e]|[\\#]/;
+
 /** The path and query of a URL, an origin-relative path, or a path given with a separate query. */
 export function splitUrl(url: string): { path: string; query: Record<string, string[]> } {
   // Fast path for the common case (absolute or origin-relative URL, no query, nothing to normalise);
@@ -71,6 +77,20 @@ export function splitUrl(url: string): { path: string; query: Record<string, str
       const slash = url.indexOf("/", scheme + 3);
       return { path: slash < 0 ? "/" : url.slice(slash), query: emptyMap() };
     }
+  }
+  // Printable ASCII with nothing the URL parser would strip or re-encode first: the path as above, the query read by URLSearchParams alone, which is what
+  // `URL.searchParams` gives for it, without parsing the whole URL. (URLSearchParams drops one leading
+  // `?`, which in a URL belongs to the query: `??` goes to the parser.)
+  const mark = url.indexOf("?");
+  if (
+    mark > 0 &&
+    url.charCodeAt(mark + 1) !== 0x3f &&
+    !NEEDS_URL_PARSER.test(url) &&
+    url.lastIndexOf("/.", mark) < 0
+  ) {
+    const head = splitUrl(url.slice(0, mark));
+    for (const [name, value] of new URLSearchParams(url.slice(mark + 1))) addQuery(head.query, name, value);
+    return head;
   }
   let parsed: URL;
   try {
