@@ -1,6 +1,7 @@
 import createFetchClient, { type ClientOptions as FetchClientOptions } from "openapi-fetch";
 import type { paths } from "../../generated/types.js";
 import { authorize, EMPTY, operationError, signingWith, signRequest, svcDate } from "./auth.js";
+import { codingsGuard } from "./content-codings.js";
 import { factsOf } from "./facts.js";
 import { type FileHelpers, fileHelpers } from "./files.js";
 import { DEFAULT_RETRY, type RetryOptions } from "./retry.js";
@@ -66,7 +67,9 @@ export function createClient(options: ClientOptions): IdvClient {
     maxResponseBytes = 2 ** 26,
     runtime: _runtime,
     now,
-    fetch = (input: Request, init?: RequestInit) => globalThis.fetch(input, init),
+    // Node's fetch gets a dispatcher that refuses answers whose stacked codings would end the process.
+    fetch = (input: Request, init?: RequestInit) =>
+      globalThis.fetch(input, { ...init, dispatcher: codingsGuard } as RequestInit),
     ...fetchOptions
   } = options;
   const auth = {

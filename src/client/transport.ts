@@ -1,3 +1,4 @@
+import { CodingsError } from "./content-codings.js";
 import { ApiRequestError } from "./errors.js";
 import { type CallScope, type Resign, sendFollowingRedirects } from "./redirects.js";
 import { backoffDelay, isRetryableStatus, type RetryOptions, retryAfterMs } from "./retry.js";
@@ -104,8 +105,15 @@ export function createTransport(options: TransportOptions): Send {
       try {
         response = await attempt(options, request, ext, call);
       } catch (error) {
-        // A network error or a timeout; the caller's own abort and a refused redirect are final.
-        if (request.signal.aborted || n >= retries || error instanceof ApiRequestError) throw error;
+        // A network error or a timeout; the caller's own abort, a refused redirect or answer are final.
+        if (
+          request.signal.aborted ||
+          n >= retries ||
+          error instanceof ApiRequestError ||
+          (error as Error).cause instanceof CodingsError
+        ) {
+          throw error;
+        }
       }
       if (response && (n >= retries || !isRetryableStatus(response.status))) return response;
       const asked = response ? retryAfterMs(response.headers.get("Retry-After")) : undefined;
