@@ -12,6 +12,7 @@ import { request as httpsRequest } from "node:https";
 import { type Duplex, pipeline } from "node:stream";
 import { brotliDecompressSync, gunzipSync, inflateSync } from "node:zlib";
 import { createSafeServer, listen, type Listening, type RequestTarget } from "../src/server/index.js";
+import { shapeOfPath } from "../src/server/operations.js";
 import type { Exchange, HeaderMap } from "./exchange.js";
 import type { EntryResult } from "./findings.js";
 import type { ConformanceChecker } from "./open-checker.js";
@@ -99,9 +100,9 @@ function queryOf(query: string): Record<string, string[]> {
   return out;
 }
 
-/** The shape of the service's errors on a path: shape A on manual verification, B elsewhere. */
+/** The shape of the service's errors on a path (the servers' rule): shape A on manual verification, B elsewhere. */
 const proxyError = (status: number, message: string, pathname: string | undefined) =>
-  pathname?.startsWith("/api/v2/manual_eidv")
+  shapeOfPath(pathname) === "A"
     ? {
         metadata: {
           reference: null,
