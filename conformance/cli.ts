@@ -25,7 +25,7 @@ Options:
   --out FILE              write the report to FILE instead of stdout
   --base-path PATH        a path prefix to strip before matching routes (repeatable)
   --warnings-as-errors    treat warnings as violations
-  --jobs N                check up to N files at once in worker threads (default 1)
+  --jobs N                check up to N files at once in worker threads (default 1; at most one a core)
   -h, --help              show this help
 
 Exit status: 0 everything conforms, 1 something does not, 2 unusable input.`;
@@ -76,21 +76,37 @@ function parse(argv: string[]) {
   };
 }
 
-/** Every result of every file: in worker threads with --jobs, else here, one file after another. */
-async function openResults(args: {
-  command: "check" | "webhooks";
-  files: string[];
-  spec?: string;
-  basePaths: string[];
-  jobs: number;
-}): Promise<AsyncIterable<EntryResult>> {
-  if (args.jobs > 1 && args.files.length > 1) {
+/**
+ * Every result of every file: in worker threads with --jobs (at most one a core, said once on stderr
+ * when fewer than asked), else here, one file after another.
+ */
+async function openResults(
+  args: {
+    command: "check" | "webhooks";
+    files: string[];
+    spec?: string;
+    basePaths: string[];
+    jobs: number;
+  },
+  io: CliIo,
+): Promise<AsyncIterable<EntryResult>> {
+  const { availableParallelism } = await import("node:os");
+  const cores = availableParallelism();
+  if (args.jobs > cores)
+    io.stderr.write(`idv-conformance: --jobs ${args.jobs} is more than the ${cores} cores; using ${cores}\n`);
+  const jobs = Math.min(args.jobs, cores);
+  if (jobs > 1 && args.files.length > 1) {
     const { checkInWorkers } = await import("./worker-pool.js");
-    return checkInWorkers(args.jobs, args.files, {
-      command: args.command,
-      spec: args.spec,
-      basePaths: args.basePaths,
-    });
+    // A file whose worker stopped is a violation in the report, and one line here.
+    const stopped = (file: string, reason: string) =>
+      io.stderr.write(`idv-conformance: ${file}: not checked to its end: ${reason}\n`);
+    return checkInWorkers(
+      jobs,
+      args.files,
+      { command: args.command, spec: args.spec, basePaths: args.basePaths },
+      undefined,
+      stopped,
+    );
   }
   const source = await openSource(args);
   return (async function* () {
@@ -147,7 +163,7 @@ async function runChecks(argv: string[], io: CliIo): Promise<number> {
     io.stdout.write(`${USAGE}\n`);
     return 0;
   }
-  const results = await openResults(args);
+  const results = await openResults(args, io);
   const reporter = await createReporter(
     args.format,
     `idv-conformance ${args.command}`,

@@ -29,6 +29,12 @@ const { QUOTE, BACKSLASH, OPEN_OBJECT, CLOSE_OBJECT, OPEN_ARRAY, CLOSE_ARRAY, CO
 
 const EMPTY = Buffer.alloc(0);
 
+/** The position of `byte` in `chunk` from `from`, or the chunk's length when there is none. */
+function indexOrEnd(chunk: Buffer, byte: number, from: number): number {
+  const at = chunk.indexOf(byte, from);
+  return at < 0 ? chunk.length : at;
+}
+
 const isSpace = (c: number): boolean => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
 
 /** One element of `log.entries`, as bytes, with its position (from 0). */
@@ -102,7 +108,17 @@ export async function* harEntries(
       start = -1;
       return entry;
     };
+    // Where the next quote and backslash are in this chunk: inside a string only they matter, and
+    // memchr-speed search finds them (a body's text is most of a HAR's bytes).
+    let nextQuote = -1;
+    let nextBackslash = -1;
     for (let i = 0; i < chunk.length; i++) {
+      if (inString && !escaped && keyBytes === undefined) {
+        if (nextQuote < i) nextQuote = indexOrEnd(chunk, QUOTE, i);
+        if (nextBackslash < i) nextBackslash = indexOrEnd(chunk, BACKSLASH, i);
+        i = Math.min(nextQuote, nextBackslash);
+        if (i >= chunk.length) break;
+      }
       const c = chunk[i] as number;
       if (inString) {
         if (escaped) escaped = false;

@@ -1,6 +1,27 @@
+import { availableParallelism } from "node:os";
 import { Worker } from "node:worker_threads";
 import type { EntryResult } from "./findings.js";
 import { InputError } from "./input-error.js";
+import { stoppedResult } from "./unjudged.js";
+
+/**
+ * The heap (V8's old generation) each worker may use, in MiB. An entry may be up to MAX_ENTRY_BYTES
+ * (64 MiB), and the costliest such entry (a JSON body of four million values) takes some 400 MB to
+ * check, well within the limit; a worker that needs more is stopped and its file reported, the run
+ * goes on.
+ */
+export const WORKER_HEAP_MB = 512;
+
+/** The worker heap limit in force: WORKER_HEAP_MB, or IDV_CONFORMANCE_WORKER_HEAP_MB (digits, 16 or more). */
+export function workerHeapMb(): number {
+  const text = process.env.IDV_CONFORMANCE_WORKER_HEAP_MB;
+  if (text === undefined || !/^[0-9]{1,6}$/.test(text)) return WORKER_HEAP_MB;
+  const value = Number(text);
+  return value >= 16 ? value : WORKER_HEAP_MB;
+}
+
+/** The most workers a run starts: one a core (more only share the cores, each with its own memory). */
+export const maxJobs = (): number => availableParallelism();
 
 /** What the workers check: the command and its options; files are sent one at a time. */
 export interface WorkerJob {
@@ -20,12 +41,17 @@ export type WorkerMessage =
   | { type: "batch"; position: number; results: EntryResult[] }
   | { type: "done"; position: number }
   | { type: "input-error"; position: number; where: string; reason: string }
-  | { type: "error"; position: number; name: string };
+  | { type: "error"; position: number; name: string }
+  | { type: "stopped"; position: number; reason: string };
 
 /** The messages of one file, queued until the report reaches that file. */
 class FileQueue {
   private readonly queue: WorkerMessage[] = [];
   private wake: (() => void) | undefined;
+  /** The position of the next entry of the file, after those already reported. */
+  private nextIndex = 0;
+
+  constructor(private readonly file: string) {}
 
   push(message: WorkerMessage): void {
     this.queue.push(message);
@@ -42,9 +68,16 @@ class FileQueue {
         this.wake = undefined;
         continue;
       }
-      if (message.type === "batch") yield* message.results;
-      else if (message.type === "done") return;
-      else if (message.type === "input-error") throw new InputError(message.where, message.reason);
+      if (message.type === "batch") {
+        const last = message.results.at(-1);
+        if (last) this.nextIndex = last.index + 1;
+        yield* message.results;
+      } else if (message.type === "done") return;
+      else if (message.type === "stopped") {
+        // What was checked is reported; the rest of the file stands as one violation.
+        yield stoppedResult(this.file, this.nextIndex, message.reason);
+        return;
+      } else if (message.type === "input-error") throw new InputError(message.where, message.reason);
       else throw new Error(`a worker failed (${message.name})`);
     }
   }
@@ -52,31 +85,46 @@ class FileQueue {
 
 /** A worker on worker.js beside this file; from source (tsx), worker.ts with tsx registered in the thread. */
 function startWorker(job: WorkerJob): Worker {
+  const resourceLimits = { maxOldGenerationSizeMb: workerHeapMb() };
   if (!import.meta.url.endsWith(".ts"))
-    return new Worker(new URL("./worker.js", import.meta.url), { workerData: job });
+    return new Worker(new URL("./worker.js", import.meta.url), { workerData: job, resourceLimits });
   // Node 20 does not apply the parent's module hooks to a worker's entry point: register tsx there first.
   const api = import.meta.resolve("tsx/esm/api");
   const entry = new URL("./worker.ts", import.meta.url).href;
   const bootstrap = `import(${JSON.stringify(api)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(entry)}); });`;
-  return new Worker(bootstrap, { eval: true, workerData: job });
+  return new Worker(bootstrap, { eval: true, workerData: job, resourceLimits });
+}
+
+/** Why a worker stopped, in the report's words. */
+function stopReason(error: Error | undefined, code: number): string {
+  if ((error as NodeJS.ErrnoException | undefined)?.code === "ERR_WORKER_OUT_OF_MEMORY")
+    return `the worker checking it ran out of memory (its heap limit is ${workerHeapMb()} MiB)`;
+  return `the worker checking it stopped (${error ? error.name : `exit code ${code}`})`;
 }
 
 /**
- * Check files in `jobs` worker threads, each kept for the whole run (its contract and validators are
- * loaded once), and yield the results in the order of the files. A worker that finishes a file takes the
- * next unstarted one; a file that finishes early waits, in memory, for the files before it.
+ * Check files in `jobs` worker threads (at most one a core), each kept for the whole run (its contract
+ * and validators are loaded once), and yield the results in the order of the files. A worker that
+ * finishes a file takes the next unstarted one; a file that finishes early waits, in memory, for the
+ * files before it. A worker that stops (out of memory under its heap limit) ends its file with a
+ * violation saying so, `onStopped` is told, and a new worker takes the files that remain.
  */
 export async function* checkInWorkers(
   jobs: number,
   files: string[],
   job: WorkerJob,
   onWorkerStart?: (worker: Worker) => void,
+  onStopped?: (file: string, reason: string) => void,
 ): AsyncGenerator<EntryResult> {
-  const queues = files.map(() => new FileQueue());
-  const workers: Worker[] = [];
+  const queues = files.map((file) => new FileQueue(file));
+  const workers = new Set<Worker>();
   /** The file each worker is on. */
   const current = new Map<Worker, number>();
   let next = 0;
+  // Each stop ends a file, so replacements are bounded by the number of files.
+  let replacements = files.length;
+  // Set when the run ends: the workers it terminates then are not stops.
+  let closing = false;
   const assign = (worker: Worker) => {
     current.delete(worker);
     if (next >= files.length) return;
@@ -84,30 +132,42 @@ export async function* checkInWorkers(
     current.set(worker, next++);
     worker.postMessage(task);
   };
-  // A worker that dies fails the file it was on, and every file not yet given out.
-  const fail = (worker: Worker, name: string) => {
+  const stopped = (worker: Worker, error: Error | undefined, code: number) => {
+    if (closing || !workers.delete(worker)) return;
     const position = current.get(worker);
-    if (position !== undefined) queues[position]?.push({ type: "error", position, name });
-    for (; next < files.length; next++) queues[next]?.push({ type: "error", position: next, name });
     current.delete(worker);
+    const reason = stopReason(error, code);
+    if (position !== undefined) {
+      queues[position]?.push({ type: "stopped", position, reason });
+      onStopped?.(files[position] as string, reason);
+    }
+    if (next < files.length && replacements-- > 0) start();
+    else if (workers.size === 0)
+      for (; next < files.length; next++) queues[next]?.push({ type: "stopped", position: next, reason });
   };
-  for (let i = 0; i < Math.min(jobs, files.length); i++) {
+  const start = () => {
     const worker = startWorker(job);
-    workers.push(worker);
+    workers.add(worker);
     onWorkerStart?.(worker);
+    let failure: Error | undefined;
     worker.on("message", (m: WorkerMessage) => {
       queues[m.position]?.push(m);
       if (m.type !== "batch") assign(worker);
     });
-    worker.on("error", (e) => fail(worker, e.name));
+    // An error event comes before the exit event of the same stop.
+    worker.on("error", (e) => {
+      failure = e;
+    });
     worker.on("exit", (code) => {
-      if (code !== 0) fail(worker, `worker exit ${code}`);
+      if (code !== 0 || failure) stopped(worker, failure, code);
     });
     assign(worker);
-  }
+  };
+  for (let i = 0; i < Math.min(jobs, maxJobs(), files.length); i++) start();
   try {
     for (const queue of queues) yield* queue.results();
   } finally {
-    await Promise.all(workers.map((w) => w.terminate()));
+    closing = true;
+    await Promise.all([...workers].map((w) => w.terminate()));
   }
 }

@@ -15,9 +15,12 @@ async function* chunked(bytes: Buffer, cuts: number[]): AsyncGenerator<Buffer> {
   yield bytes.subarray(at);
 }
 
-async function entriesOf(text: string | Buffer, cuts: number[] = []): Promise<string[]> {
+async function entriesOf(text: string | Buffer, cuts: number[] = [], limit?: number): Promise<string[]> {
   const out: string[] = [];
-  for await (const e of harEntries(chunked(Buffer.from(text), cuts), "t.har")) out.push(e.bytes.toString());
+  for await (const e of harEntries(chunked(Buffer.from(text), cuts), "t.har", limit))
+    out.push(
+      e.tooLarge === undefined ? e.bytes.toString() : `(${e.tooLarge} bytes, not kept: ${e.bytes.length})`,
+    );
   return out;
 }
 
@@ -67,6 +70,42 @@ describe("harEntries", () => {
         },
       ),
       { numRuns: 40, seed: 3 },
+    );
+  });
+});
+
+describe("an entry larger than the limit", () => {
+  it("is given as its size alone, and the entries around it as they are", async () => {
+    const big = `{"response": {"content": {"text": "${"x".repeat(100)}"}}}`;
+    const text = `{"log": {"entries": [{"a": 1}, ${big}, "${"s".repeat(60)}", {"b": 2}]}}`;
+    expect(await entriesOf(text, [], 50)).toEqual([
+      '{"a": 1}',
+      `(${big.length} bytes, not kept: 0)`,
+      "(62 bytes, not kept: 0)",
+      '{"b": 2}',
+    ]);
+    // An entry of exactly the limit is read.
+    expect(await entriesOf(`{"log": {"entries": [${big}]}}`, [], big.length)).toEqual([big]);
+  });
+
+  it("is measured and dropped the same whatever the chunks (property)", async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(hostileJsonValue(3), { maxLength: 6 }),
+        fc.array(fc.nat(), { maxLength: 12 }),
+        fc.integer({ min: 1, max: 80 }),
+        async (entries, cuts, limit) => {
+          const text = JSON.stringify({ log: { entries } });
+          const got = await entriesOf(text, cuts, limit);
+          expect(got).toEqual(
+            entries.map((e) => {
+              const bytes = Buffer.byteLength(JSON.stringify(e));
+              return bytes > limit ? `(${bytes} bytes, not kept: 0)` : JSON.stringify(e);
+            }),
+          );
+        },
+      ),
+      { numRuns: 60, seed: 20 },
     );
   });
 });
