@@ -168,3 +168,24 @@ describe("any method, body, framing and Connection tokens", () => {
     );
   }, 120_000);
 });
+
+describe("a body cut short", () => {
+  it.each(METHODS)("%s: the rest never comes from another client's request", async (method) => {
+    upstream.reset();
+    // Client A promises 100 bytes, sends 10 and leaves; the service's connection must go with it.
+    await sendRaw(
+      port,
+      `${method} /api/v4/outsource_cases/1 HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n0123456789`,
+      300,
+      "127.0.0.1",
+      100,
+    );
+    const next =
+      "POST /api/v4/pep_checks HTTP/1.1\r\nHost: x\r\nContent-Length: 200\r\n\r\n" + "b".repeat(200);
+    const raw = await sendRaw(port, next, 3_000, "127.0.0.1", 250);
+    expect(answerStatuses(raw, ["POST"])).toEqual([200]);
+    expect(upstream.seen.map((r) => `${r.method} ${r.target} ${r.body.length}`)).toEqual([
+      "POST /api/v4/pep_checks 200",
+    ]);
+  });
+});
