@@ -1,16 +1,24 @@
-// npm run sandbox [-- --port N --host H --key K --secret S --webhook-url URL
-//   --webhook-auth bearer:TOKEN|basic:USER:PASS --state FILE]: serve the stateful sandbox.
+#!/usr/bin/env node
+// idv-sandbox (npx idv-sandbox, npm run sandbox) [--port N --host H --key K --secret S
+//   --webhook-url URL --webhook-auth bearer:TOKEN|basic:USER:PASS --state FILE --json | --print-url]:
+// serve the stateful sandbox. --port 0 picks a free port; --json makes the first line a JSON object
+// (url, control, and the credentials when generated), --print-url makes it the URL alone.
 import { parseArgs } from "node:util";
 import { closeOnSignals, parsePort, reportStartError } from "../src/server/index.js";
 import { parseWebhookAuth, startSandbox } from "./start.js";
 import { StateFileError } from "./state-file.js";
 
 const FLAGS = ["port", "host", "key", "secret", "webhook-url", "webhook-auth", "state"] as const;
+/** Flags without a value: how the first line is written for a script to read. */
+const SWITCHES = ["json", "print-url"] as const;
 
 try {
   const { values } = parseArgs({
     args: process.argv.slice(2),
-    options: Object.fromEntries(FLAGS.map((f) => [f, { type: "string" as const }])),
+    options: {
+      ...Object.fromEntries(FLAGS.map((f) => [f, { type: "string" as const }])),
+      ...Object.fromEntries(SWITCHES.map((f) => [f, { type: "boolean" as const }])),
+    },
     strict: true,
   });
   const flag = (name: (typeof FLAGS)[number]): string | undefined => {
@@ -26,6 +34,7 @@ try {
   const webhookUrl = flag("webhook-url");
   if (auth && !webhookUrl) throw new Error("--webhook-auth needs --webhook-url");
   const stateFile = flag("state");
+  if (values.json && values["print-url"]) throw new Error("--json and --print-url go apart: pick one");
   const running = await startSandbox({
     port: parsePort(flag("port") ?? process.env.PORT, 4010, "--port"),
     host: flag("host") ?? "127.0.0.1",
@@ -48,11 +57,18 @@ try {
       }),
     () => (saveFailed ? 1 : 0),
   );
-  console.log(`Sandbox listening on ${running.url} (control API: ${running.url}/_sandbox)`);
   // Generated credentials are printed once so the developer can use them; given ones are never echoed.
-  if (running.generated) {
-    console.log(`API key: ${running.credentials.apiKey}\nSecret:  ${running.credentials.secret}`);
+  const generated = running.generated ? running.credentials : undefined;
+  if (values.json) {
+    const first = { url: running.url, control: `${running.url}/_sandbox` };
+    console.log(
+      JSON.stringify(generated ? { ...first, key: generated.apiKey, secret: generated.secret } : first),
+    );
+  } else if (values["print-url"]) {
+    console.log(running.url);
   }
+  console.log(`Sandbox listening on ${running.url} (control API: ${running.url}/_sandbox)`);
+  if (generated) console.log(`API key: ${generated.apiKey}\nSecret:  ${generated.secret}`);
   if (webhookUrl) console.log("Webhook receiver registered for biometric and EDD events.");
   if (stateFile) console.log("State is kept in the --state file.");
 } catch (error) {

@@ -1,4 +1,5 @@
-// idv-contract/sandbox: drive a running sandbox (`npm run sandbox`) from tests through its control API.
+// idv-contract/sandbox: start the stateful sandbox from a test setup (startSandbox) and drive it, or
+// one started by `npx idv-sandbox`, through its control API.
 export {
   createSandboxControl,
   type CreateReceiverRequest,
@@ -12,3 +13,4 @@ export {
   type SandboxWorkflowCase,
 } from "./control-client.js";
 export { BIOMETRIC_MAGIC, biometricJourney, type Journey } from "./magic.js";
+export { type StartedSandbox, startSandbox, type StartSandboxOptions } from "./start-sandbox.js";

@@ -22,6 +22,8 @@ export interface StartOptions {
   deliveryTimeoutMs?: number;
   /** Records kept at most (tests make it small). */
   maxRecords?: number;
+  /** The real clock the virtual one runs on (`startSandbox`'s `clock` shifts it to start elsewhere). */
+  realNow?: () => number;
   log?: (line: string) => void;
   observeDelivery?: (delivery: Delivery, receiver: Receiver) => void;
 }
@@ -60,6 +62,7 @@ export async function startSandbox(options: StartOptions = {}): Promise<RunningS
     ...(options.journeyDelayMs === undefined ? {} : { journeyDelayMs: options.journeyDelayMs }),
     ...(options.deliveryTimeoutMs === undefined ? {} : { deliveryTimeoutMs: options.deliveryTimeoutMs }),
     ...(options.maxRecords === undefined ? {} : { maxRecords: options.maxRecords }),
+    ...(options.realNow ? { realNow: options.realNow } : {}),
     ...(options.observeDelivery ? { observeDelivery: options.observeDelivery } : {}),
     changed: () => saver?.changed(),
     contractViolation,

@@ -70,6 +70,33 @@ describe("npm run sandbox", () => {
     expect(code).toBe(0);
   });
 
+  it("--port 0 --json: the first line is JSON a script reads (the address, generated credentials)", async () => {
+    const { out, code } = await runUntilListening(["--port", "0", "--json"]);
+    const first = JSON.parse(out.split("\n")[0] ?? "");
+    expect(first.url).toMatch(/^http:\/\/127\.0\.0\.1:[1-9]\d*$/);
+    expect(first.control).toBe(`${first.url}/_sandbox`);
+    expect(out).toContain(`API key: ${first.key}\n`);
+    expect(out).toContain(`Secret:  ${first.secret}\n`);
+    expect(code).toBe(0);
+  });
+
+  it("--json never echoes credentials it was given; --print-url prints the address alone first", async () => {
+    const given = await runUntilListening([
+      "--port",
+      "0",
+      "--json",
+      "--key",
+      CANARIES[0],
+      "--secret",
+      CANARIES[1],
+    ]);
+    expect(Object.keys(JSON.parse(given.out.split("\n")[0] ?? ""))).toEqual(["url", "control"]);
+    expect(containsCanary(given.out)).toBe(false);
+    const plain = await runUntilListening(["--port", "0", "--print-url"]);
+    expect(plain.out.split("\n")[0]).toMatch(/^http:\/\/127\.0\.0\.1:[1-9]\d*$/);
+    expect(plain.code).toBe(0);
+  });
+
   it.each([
     [["--key", "k"], /--key and --secret go together/],
     [
@@ -79,6 +106,7 @@ describe("npm run sandbox", () => {
     [["--webhook-url", "ftp://x/"], /url must use http or https/],
     [["--port", "99999"], /--port must be an integer/],
     [["--colour", "red"], /Unknown option '--colour'/],
+    [["--json", "--print-url"], /--json and --print-url go apart/],
   ])("refuses %j with exit 2 and one line", (args, message) => {
     const run = spawnSync(process.execPath, [...ARGS, ...args], {
       cwd: fromRoot(),

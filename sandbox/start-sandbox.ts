@@ -1,0 +1,89 @@
+// `startSandbox()` of `idv-contract/sandbox`: the stateful sandbox started in the caller's own
+// process, for an integrator's test setup (a vitest or jest globalSetup), with its address, the
+// credentials it accepts and the typed control client in hand.
+import { createSandboxControl, type CreateReceiverRequest, type SandboxControl } from "./control-client.js";
+import { MAX_VIRTUAL_TIME } from "./clock.js";
+
+/** Options of `startSandbox`. Every one may be left out. */
+export interface StartSandboxOptions {
+  /** The port to listen on; 0 (the default) picks a free one: read it from `url`. */
+  port?: number;
+  /** The address to listen on; 127.0.0.1 by default. */
+  host?: string;
+  /** The API key the sandbox accepts; with `secret`, or both generated when both are left out. */
+  key?: string;
+  /** The secret the sandbox accepts (v2's Svc-Secret, the key of v4's signature). */
+  secret?: string;
+  /** Receivers registered at start, as the control API's `POST /_sandbox/receivers` takes them. */
+  receivers?: CreateReceiverRequest[];
+  /** The virtual time the sandbox starts at (ISO-8601 or a Date); real time by default. */
+  clock?: string | Date;
+  /** Real milliseconds before each step of a magic journey (2,000 by default). */
+  journeyDelayMs?: number;
+  /** Told one line per request (method, route template, status); silent by default. */
+  log?: (line: string) => void;
+}
+
+/** A sandbox started by `startSandbox`. */
+export interface StartedSandbox {
+  /** Where it listens, e.g. `http://127.0.0.1:38117`: the client's `baseUrl`. */
+  url: string;
+  /** The API key it accepts. */
+  key: string;
+  /** The secret it accepts. */
+  secret: string;
+  /** The typed client of its control API (clock, receivers, deliveries, transitions). */
+  control: SandboxControl;
+  /** Stop it: the server and its connections, the clock and the delivery queue. Safe to call twice. */
+  close(): Promise<void>;
+}
+
+/** The virtual start time in epoch milliseconds, or a TypeError naming the option (never its value). */
+function startTime(clock: string | Date): number {
+  const at = clock instanceof Date ? clock.getTime() : Date.parse(clock);
+  if (!Number.isFinite(at) || at < 0 || at >= MAX_VIRTUAL_TIME)
+    throw new TypeError("startSandbox: clock must be a date from 1970 to 9998 (ISO-8601 or a Date)");
+  return at;
+}
+
+/**
+ * Start a sandbox in this process and resolve once it listens and its receivers are registered.
+ * Its timers hold no handle while idle, but its server does: call `close()` when the tests are done.
+ */
+export async function startSandbox(options: StartSandboxOptions = {}): Promise<StartedSandbox> {
+  if ((options.key === undefined) !== (options.secret === undefined))
+    throw new TypeError("startSandbox: key and secret go together");
+  if (options.key === "" || options.secret === "")
+    throw new TypeError("startSandbox: key and secret must not be empty");
+  // The clock reads real time shifted once, so that it starts at the given instant and then runs.
+  const shift = options.clock === undefined ? 0 : startTime(options.clock) - Date.now();
+  // Loaded here, not at import: a test that only drives a running sandbox needs none of the server.
+  const { startSandbox: start } = await import("./start.js");
+  const running = await start({
+    port: options.port ?? 0,
+    ...(options.host === undefined ? {} : { host: options.host }),
+    ...(options.key !== undefined && options.secret !== undefined
+      ? { credentials: { apiKey: options.key, secret: options.secret } }
+      : {}),
+    ...(shift === 0 ? {} : { realNow: () => Date.now() + shift }),
+    ...(options.journeyDelayMs === undefined ? {} : { journeyDelayMs: options.journeyDelayMs }),
+    ...(options.log ? { log: options.log } : {}),
+  });
+  let closing: Promise<void> | undefined;
+  const close = () => (closing ??= running.close());
+  const control = createSandboxControl(running.url);
+  try {
+    // Through the control API, so a receiver is checked exactly as one added later would be.
+    for (const receiver of options.receivers ?? []) await control.addReceiver(receiver);
+  } catch (error) {
+    await close();
+    throw error;
+  }
+  return {
+    url: running.url,
+    key: running.credentials.apiKey,
+    secret: running.credentials.secret,
+    control,
+    close,
+  };
+}
