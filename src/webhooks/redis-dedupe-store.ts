@@ -53,6 +53,14 @@ export interface RedisDedupeStoreOptions {
 const PENDING = "pending";
 const DONE = "done";
 
+/** A reply as text: clients give strings, or Buffers when told to; anything else is no text. */
+const textOf = (reply: unknown): string | undefined =>
+  typeof reply === "string"
+    ? reply
+    : reply instanceof Uint8Array
+      ? new TextDecoder().decode(reply)
+      : undefined;
+
 /** Whole milliseconds for PX: Redis refuses a fraction, and a zero would be an error too. */
 const px = (ms: number) => String(Math.max(1, Math.ceil(ms)));
 
@@ -109,6 +117,8 @@ export class RedisDedupeStore implements DedupeStore {
     for (let attempt = 0; attempt < 3; attempt++) {
       const set = await this.#command(["SET", redisKey, PENDING, "NX", "PX", px(this.#leaseMs)]);
       if (set !== null && set !== undefined) {
+        // Not an answer SET gives: nothing to trust (a `pending` it may have left only delays).
+        if (textOf(set) !== "OK") throw new DeliveryNotRecordedError("store_unavailable");
         // Ours. From here this receiver processes the delivery whatever happens to the next
         // write: it may have landed even if its answer is lost, and a `done` nobody processes
         // would lose the delivery. If it failed, the key stays `pending` until the lease ends.
@@ -117,7 +127,9 @@ export class RedisDedupeStore implements DedupeStore {
       }
       const value = await this.#command(["GET", redisKey]);
       if (value === null || value === undefined) continue;
-      if (String(value) === PENDING) throw new DeliveryNotRecordedError("in_flight");
+      const text = textOf(value);
+      if (text === undefined) throw new DeliveryNotRecordedError("store_unavailable");
+      if (text === PENDING) throw new DeliveryNotRecordedError("in_flight");
       return false; // `done`, or a record some earlier claim wrote: a duplicate.
     }
     throw new DeliveryNotRecordedError("in_flight");

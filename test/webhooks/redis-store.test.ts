@@ -31,7 +31,7 @@ function eventOf(transactionId: string): WebhookEvent {
  * timeout), as the service would; the first definite answer.
  */
 async function definite(ask: () => Promise<boolean>): Promise<boolean> {
-  let answer: boolean | string = "not asked";
+  let answer: unknown;
   await vi.waitFor(
     async () => {
       answer = await outcome(ask());
@@ -274,6 +274,52 @@ describe("RedisDedupeStore's two states, as a property", () => {
             expect(processed.every((n) => n <= 1)).toBe(true);
         },
       ),
+      { numRuns: 300 },
+    );
+  });
+
+  it("answers a boolean or DeliveryNotRecordedError whatever a hostile peer replies, and `duplicate` only for a text record", async () => {
+    const reply = fc.oneof(
+      fc.constantFrom(null, undefined, "OK", "pending", "done", Buffer.from("OK"), Buffer.from("done")),
+      fc.anything(),
+      fc.constant(Object.create(null) as unknown),
+      fc.constant({ toString: () => "OK" }),
+    );
+    const step = fc.record({ reply, fails: fc.boolean() });
+    await fc.assert(
+      fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 8 }), async (steps) => {
+        const replies = [...steps];
+        const seen: { command: string; reply: unknown }[] = [];
+        const client = {
+          async sendCommand(args: string[]) {
+            const next = replies.shift() ?? { reply: null, fails: true };
+            seen.push({ command: args[0]!, reply: next.fails ? "error" : next.reply });
+            if (next.fails) throw new Error("boom");
+            return next.reply;
+          },
+        };
+        const deduper = createDeduper({
+          store: new RedisDedupeStore(client, { timeoutMs: 50, leaseMs: 100 }),
+        });
+        const answer = await deduper.isDuplicate(eventOf("t-hostile")).then(
+          (duplicate) => duplicate,
+          (error: unknown) => {
+            expect(error).toBeInstanceOf(DeliveryNotRecordedError);
+            return "refused";
+          },
+        );
+        const text = (r: unknown) => (r instanceof Uint8Array ? Buffer.from(r).toString() : r);
+        if (answer === true) {
+          // A duplicate only on a GET that answered a text other than `pending`.
+          const last = seen.at(-1)!;
+          expect(last.command).toBe("GET");
+          expect(typeof text(last.reply)).toBe("string");
+          expect(text(last.reply)).not.toBe("pending");
+        }
+        // Claimed only on a SET that answered OK.
+        if (answer === false)
+          expect(seen.some((c) => c.command === "SET" && text(c.reply) === "OK")).toBe(true);
+      }),
       { numRuns: 300 },
     );
   });
