@@ -89,7 +89,6 @@ export function pepCheck(id: number, request: Json, now: number): PepRecord {
       id,
       firstname: request.firstname,
       lastname: request.lastname,
-      ...(request.middle_name === undefined ? {} : { middle_name: request.middle_name }),
       reference: request.reference,
       date_of_birth: `${year}-${month}-${day}`,
       created_at: at,
