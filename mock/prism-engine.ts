@@ -9,6 +9,8 @@ export interface MockResponse {
 
 export interface Preferences {
   code?: number;
+  /** A `code=` that is not a three-digit status (`-1`, `20` digits, empty): asked for, never answerable. */
+  invalidCode?: true;
   example?: string;
   dynamic?: boolean;
 }
@@ -37,7 +39,10 @@ export function parsePrefer(header: string | undefined): Preferences {
   for (const part of (header ?? "").split(/[,;]/)) {
     const [key, raw] = part.split("=").map((s) => s.trim());
     const value = raw?.replace(/^"|"$/g, "");
-    if (key === "code" && value && /^\d{3}$/.test(value)) out.code = Number(value);
+    if (key === "code") {
+      if (value !== undefined && /^[1-5]\d\d$/.test(value)) out.code = Number(value);
+      else out.invalidCode = true;
+    }
     if (key === "example" && value) out.example = value;
     if (key === "dynamic") out.dynamic = value === "true";
   }

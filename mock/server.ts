@@ -58,6 +58,7 @@ function mockCode(shape: ErrorShape, status: number): string {
 /** Whether the contract documents the status and example a Prefer header asks for. */
 function preferenceSatisfiable(op: Operation, prefer: string): boolean {
   const wanted = parsePrefer(prefer);
+  if (wanted.invalidCode) return false;
   const names = op.examples.get(wanted.code ?? 200);
   return names !== undefined && (wanted.example === undefined || names.includes(wanted.example));
 }
@@ -70,7 +71,7 @@ function preferenceProblem(op: Operation, prefer: string | undefined): Rejection
   const statuses = [...op.examples.keys()].sort((a, b) => a - b);
   const names = op.examples.get(status);
   let message: string;
-  if (names === undefined) {
+  if (names === undefined || wanted.invalidCode) {
     message = `The mock has no answer for this Prefer header: code must be a documented status (${statuses.join(", ")}).`;
   } else if (wanted.example !== undefined && !names.includes(wanted.example)) {
     message =
@@ -141,6 +142,11 @@ export async function startMock(options: MockOptions = {}): Promise<RunningMock>
         headers: prismHeaders,
         body: json ? checked.value : undefined,
       });
+    // A code that is no status at all would otherwise read as no code, and get the 200 example.
+    if (parsePrefer(headers.prefer).invalidCode) {
+      const problem = preferenceProblem(op, headers.prefer);
+      if (problem) return sendRejection(problem);
+    }
     const out = await ask(forPrism);
     if ("problem" in out) {
       let notAcceptable = out.status === 406;

@@ -1,5 +1,6 @@
 // What the mock says when a request asks for something the contract lacks (issue 13): an Accept
 // header it cannot satisfy, a Prefer header naming an unknown status or example.
+import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningMock } from "../../mock/server.js";
 import { startTestMock, V4 } from "../support/mock.js";
@@ -81,5 +82,29 @@ describe("Prefer", () => {
     expect(
       (await get("/api/v4/outsource_cases/1042", { prefer: "code=404, example=NOT_FOUND" })).status,
     ).toBe(404);
+  });
+
+  it("answers 400 MOCK_PREFERENCE to any code that is not a documented status (-1, 20 digits, empty…)", async () => {
+    const documented = new Set(["200", "400", "401", "403", "404"]);
+    for (const code of ["-1", "12345678901234567890", "", "2OO", "+200", "200.0", "0200", " "]) {
+      const res = await get("/api/v4/outsource_cases/1042", { prefer: `code=${code}` });
+      expect(res.status, code).toBe(400);
+      expect(res.body.error_code, code).toBe("MOCK_PREFERENCE");
+    }
+    await fc.assert(
+      fc.asyncProperty(
+        fc.oneof(
+          fc.integer({ min: -1e6, max: 1e6 }).map(String),
+          fc.bigInt({ min: 10n ** 15n, max: 10n ** 25n }).map(String),
+          fc.stringMatching(/^[0-9a-z+.-]{0,24}$/),
+        ),
+        async (code) => {
+          const res = await get("/api/v4/outsource_cases/1042", { prefer: `code=${code}` });
+          if (documented.has(code)) expect(res.status, code).toBe(Number(code));
+          else expect([res.status, res.body?.error_code], code).toEqual([400, "MOCK_PREFERENCE"]);
+        },
+      ),
+      { numRuns: 60 },
+    );
   });
 });
