@@ -16,6 +16,9 @@ const USAGE = `Usage:
   idv-conformance webhooks FILE…   check received webhook deliveries (HAR or NDJSON) against the AsyncAPI contract
   idv-conformance proxy --upstream URL [--port N] [--record FILE.har]
                                    forward to URL and check each exchange as it completes (stop: Ctrl+C)
+  idv-conformance probe --base-url URL [--phases …]
+                                   send the contract's examples, broken requests, wrong credentials and
+                                   linked flows to a deployment and check every answer (see probe --help)
   idv-conformance receiver URL [--auth …] [--workflow-url URL]
                                    send a webhook receiver the deliveries of the contract and judge its answers
 
@@ -195,6 +198,7 @@ const COMMANDS = new Map<string, (argv: string[], io: CliIo) => Promise<number>>
   ["check", runChecks],
   ["webhooks", runChecks],
   ["proxy", async (argv, io) => (await import("./proxy-cli.js")).runProxy(argv, io)],
+  ["probe", async (argv, io) => (await import("./probe/probe-cli.js")).runProbe(argv, io)],
   [
     "receiver",
     async (argv, io) => (await import("./receiver-check/receiver-cli.js")).runReceiverCheck(argv, io),
