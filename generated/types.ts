@@ -694,7 +694,7 @@ export interface components {
                 date_of_birth?: components["schemas"]["MatchResult"];
                 address?: components["schemas"]["MatchResult"];
             } & {
-                [key: string]: components["schemas"]["MatchResult"] | null;
+                [key: string]: "Match" | "NoMatch" | "NotPresent" | "NotSearched" | "NA" | null;
             })[];
         };
         /**

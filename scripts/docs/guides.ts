@@ -19,6 +19,8 @@ const KNOWN = new Map([
   ["conformance", "Conformance"],
   ["security", "Security"],
   ["proxy", "Proxy"],
+  ["probe", "Probe and receiver"],
+  ["generators", "Generators"],
   ["releasing", "Releasing"],
 ]);
 
