@@ -2,8 +2,11 @@
 // anything else, a redirect or no answer is retried up to 8 times with exponential backoff, the last
 // about 5 hours after the first, on the virtual clock. Attempts run off the request path, each with a
 // deadline, a few at a time per receiver: a slow or dead receiver never slows the API or the others.
-import { randomBytes } from "node:crypto";
+import { randomBytes, randomUUID } from "node:crypto";
 import type { VirtualClock } from "./clock.js";
+import { MAX_ANSWER_BYTES, type PostInFlight, postOnce } from "./delivery-post.js";
+
+export { MAX_ANSWER_BYTES };
 
 /** Where deliveries go: `events` (biometric and EDD webhooks) or `workflow` (case.completed, no credentials). */
 export type ReceiverKind = "events" | "workflow";
@@ -56,29 +59,6 @@ export const BACKOFF_BASE_MS = 70_000;
 const PER_RECEIVER = 4;
 /** Deliveries kept, for sending and inspection; past it the oldest go first, even one still pending. */
 const MAX_KEPT = 10_000;
-/** Bytes of a receiver's answer read before it is dropped: enough for any acknowledgement. */
-export const MAX_ANSWER_BYTES = 64 * 1024;
-
-/**
- * Read and discard an answer's body, at most MAX_ANSWER_BYTES of it. A receiver's answer is not
- * needed, and one that streams without end must cost neither memory nor the attempt's whole deadline.
- */
-async function discardAnswer(response: Response): Promise<void> {
-  if (!response.body) return;
-  const reader = response.body.getReader();
-  let read = 0;
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) return;
-      read += value.byteLength;
-      if (read > MAX_ANSWER_BYTES) return void (await reader.cancel());
-    }
-  } catch {
-    // A reset while reading the answer: the status has already arrived and is what counts.
-  }
-}
-
 /** The delay before retry `n` (1-based). */
 export const backoff = (n: number): number => BACKOFF_BASE_MS * 2 ** (n - 1);
 
@@ -94,7 +74,8 @@ export interface DeliveryOptions {
   observe?: (delivery: Delivery, receiver: Receiver) => void;
 }
 
-const id = (prefix: string, bytes = 8) => `${prefix}_${randomBytes(bytes).toString("hex")}`;
+/** `prefix_` and 16 random hex digits; randomUUID draws from a cached pool, where randomBytes is a call per id. */
+const id = (prefix: string) => `${prefix}_${randomUUID().replaceAll("-", "").slice(0, 16)}`;
 
 /** Crockford base32 of random bytes: the look of the contract's X-Workflow-Webhook-Id example. */
 export function webhookId(): string {
@@ -108,15 +89,68 @@ export function webhookId(): string {
 /** Receivers the sandbox keeps at most: each event fans out to all of them, so their number bounds one event's work. */
 export const MAX_RECEIVERS = 100;
 
+/**
+ * A receiver's deliveries due and waiting for a free attempt, indexed by subject: one attempt per
+ * subject at a time, so a subject with one in flight is skipped without scanning its deliveries.
+ */
+class Waiting {
+  /** Waiting deliveries by subject, each in due order (a Set, so that a forgotten one leaves at once). */
+  readonly bySubject = new Map<string, Set<Delivery>>();
+  /** Subjects with a waiting delivery and no attempt in flight, in the order they became ready. */
+  readonly ready = new Set<string>();
+  /** Subjects with an attempt in flight. */
+  readonly busy = new Set<string>();
+  inFlight = 0;
+  size = 0;
+
+  add(delivery: Delivery): void {
+    const queue = this.bySubject.get(delivery.subject) ?? new Set<Delivery>();
+    if (queue.has(delivery)) return;
+    queue.add(delivery);
+    this.bySubject.set(delivery.subject, queue);
+    this.size++;
+    if (!this.busy.has(delivery.subject)) this.ready.add(delivery.subject);
+  }
+
+  delete(delivery: Delivery): void {
+    const queue = this.bySubject.get(delivery.subject);
+    if (!queue?.delete(delivery)) return;
+    this.size--;
+    if (queue.size === 0) {
+      this.bySubject.delete(delivery.subject);
+      this.ready.delete(delivery.subject);
+    }
+  }
+
+  /** The next delivery to attempt (its subject becomes busy), or undefined. */
+  take(): Delivery | undefined {
+    const subject = this.ready.values().next().value;
+    if (subject === undefined) return undefined;
+    this.ready.delete(subject);
+    const queue = this.bySubject.get(subject);
+    const delivery = queue?.values().next().value;
+    if (!queue || !delivery) return undefined;
+    this.delete(delivery);
+    this.busy.add(subject);
+    this.inFlight++;
+    return delivery;
+  }
+
+  /** An attempt about `subject` ended: its next delivery may go. */
+  done(subject: string): void {
+    this.busy.delete(subject);
+    this.inFlight--;
+    if (this.bySubject.has(subject)) this.ready.add(subject);
+  }
+}
+
 export class DeliveryQueue {
   readonly receivers = new Map<string, Receiver>();
   readonly deliveries = new Map<string, Delivery>();
-  /** Deliveries due per receiver, in order; a Set, so that a forgotten one leaves it at once. */
-  private readonly waiting = new Map<string, Set<Delivery>>();
-  private readonly inFlight = new Map<string, number>();
-  /** Receiver and subject pairs with an attempt in flight. */
-  private readonly busy = new Set<string>();
-  private readonly controllers = new Set<AbortController>();
+  /** Per receiver: deliveries due and waiting, and attempts in flight. */
+  private readonly waiting = new Map<string, Waiting>();
+  /** POSTs in flight (attempts and Test buttons), so that close() ends them all. */
+  private readonly posts = new Set<PostInFlight>();
   private readonly timeoutMs: number;
   private readonly maxKept: number;
   private closed = false;
@@ -207,36 +241,20 @@ export class DeliveryQueue {
     receiver: Receiver,
     body: string,
   ): Promise<{ ok: boolean; status: number | null; error?: "timeout" | "connection" }> {
-    const controller = new AbortController();
-    // Tracked like an attempt, so that close() ends it and its timer does not outlive the sandbox.
-    this.controllers.add(controller);
-    if (this.closed) controller.abort();
-    const timer = setTimeout(() => controller.abort(), this.timeoutMs);
-    try {
-      const response = await fetch(receiver.url, {
-        method: "POST",
-        headers: { "Content-Type": "application/json", ...authorization(receiver.auth) },
-        body,
-        redirect: "manual",
-        signal: controller.signal,
-      });
-      await discardAnswer(response);
-      return { ok: response.status >= 200 && response.status < 400, status: response.status };
-    } catch {
-      return { ok: false, status: null, error: controller.signal.aborted ? "timeout" : "connection" };
-    } finally {
-      clearTimeout(timer);
-      this.controllers.delete(controller);
-    }
+    const outcome = await this.post(
+      receiver.url,
+      { "Content-Type": "application/json", ...authorization(receiver.auth) },
+      body,
+    );
+    const { status } = outcome;
+    return { ok: status !== null && status >= 200 && status < 400, ...outcome };
   }
 
   /** Run a delivery timer that fell due (the clock calls this). */
   due(deliveryId: string): void {
     const delivery = this.deliveries.get(deliveryId);
     if (!delivery || delivery.status !== "pending") return;
-    const queue = this.waiting.get(delivery.receiver_id) ?? new Set<Delivery>();
-    queue.add(delivery);
-    this.waiting.set(delivery.receiver_id, queue);
+    this.queueOf(delivery.receiver_id).add(delivery);
     this.pump(delivery.receiver_id);
   }
 
@@ -250,7 +268,28 @@ export class DeliveryQueue {
   /** Abort attempts in flight and stop sending. */
   close(): void {
     this.closed = true;
-    for (const controller of this.controllers) controller.abort();
+    for (const post of this.posts) post.abort();
+  }
+
+  /** One POST, tracked so that close() ends it (and its deadline's timer does not outlive the sandbox). */
+  private async post(url: string, headers: Record<string, string>, body: string) {
+    const post = postOnce(url, headers, body, this.timeoutMs);
+    this.posts.add(post);
+    if (this.closed) post.abort();
+    try {
+      return await post.done;
+    } finally {
+      this.posts.delete(post);
+    }
+  }
+
+  private queueOf(receiverId: string): Waiting {
+    let queue = this.waiting.get(receiverId);
+    if (!queue) {
+      queue = new Waiting();
+      this.waiting.set(receiverId, queue);
+    }
+    return queue;
   }
 
   private add(delivery: Delivery): Delivery {
@@ -269,38 +308,32 @@ export class DeliveryQueue {
     while (this.deliveries.size > this.maxKept) {
       const oldest = this.deliveries.values().next().value;
       if (oldest === undefined) break;
-      this.deliveries.delete(oldest.id);
-      this.waiting.get(oldest.receiver_id)?.delete(oldest);
-      this.options.clock.cancel("delivery", oldest.id);
+      this.forget(oldest);
     }
+  }
+
+  private forget(delivery: Delivery): void {
+    this.deliveries.delete(delivery.id);
+    this.waiting.get(delivery.receiver_id)?.delete(delivery);
+    this.options.clock.cancel("delivery", delivery.id);
   }
 
   private pump(receiverId: string): void {
     const queue = this.waiting.get(receiverId);
-    while (queue && queue.size > 0 && (this.inFlight.get(receiverId) ?? 0) < PER_RECEIVER) {
-      // Events about one record go one at a time, in order: a receiver sees created before completed.
-      let delivery: Delivery | undefined;
-      for (const d of queue) {
-        if (this.busy.has(`${receiverId}\n${d.subject}`)) continue;
-        delivery = d;
-        break;
-      }
-      if (!delivery) break;
-      const chosen = delivery;
-      queue.delete(chosen);
-      const subjectKey = `${receiverId}\n${chosen.subject}`;
-      this.busy.add(subjectKey);
-      this.inFlight.set(receiverId, (this.inFlight.get(receiverId) ?? 0) + 1);
+    if (!queue) return;
+    // Events about one record go one at a time, in order: a receiver sees created before completed.
+    while (queue.inFlight < PER_RECEIVER) {
+      const chosen = queue.take();
+      if (!chosen) break;
       void this.attempt(chosen)
         // Off the request path, a rejection would be unhandled and end the process: the delivery fails instead.
         .catch(() => this.finish(chosen, "failed"))
         .finally(() => {
-          this.busy.delete(subjectKey);
-          this.inFlight.set(receiverId, (this.inFlight.get(receiverId) ?? 1) - 1);
+          queue.done(chosen.subject);
           this.pump(receiverId);
         });
     }
-    if (queue && queue.size === 0) this.waiting.delete(receiverId);
+    if (queue.size === 0 && queue.inFlight === 0) this.waiting.delete(receiverId);
   }
 
   private async attempt(delivery: Delivery): Promise<void> {
@@ -313,38 +346,19 @@ export class DeliveryQueue {
     const started = performance.now();
     // The time it was due: after a jump of the clock, the schedule stays readable.
     const at = new Date(scheduled).toISOString();
-    let outcome: Attempt;
-    const controller = new AbortController();
-    this.controllers.add(controller);
-    const timer = setTimeout(() => controller.abort(), this.timeoutMs);
-    try {
-      const response = await fetch(receiver.url, {
-        method: "POST",
-        headers: { ...delivery.headers, ...authorization(receiver.auth) },
-        body: delivery.body,
-        // Credentials never follow a redirect: a 3xx is an unacknowledged delivery.
-        redirect: "manual",
-        signal: controller.signal,
-      });
-      await discardAnswer(response);
-      const redirect = response.status >= 300 && response.status < 400;
-      outcome = {
-        at,
-        status: response.status,
-        ...(redirect ? { error: "redirect" as const } : {}),
-        duration_ms: Math.round(performance.now() - started),
-      };
-    } catch {
-      outcome = {
-        at,
-        status: null,
-        error: controller.signal.aborted ? "timeout" : "connection",
-        duration_ms: Math.round(performance.now() - started),
-      };
-    } finally {
-      clearTimeout(timer);
-      this.controllers.delete(controller);
-    }
+    const answer = await this.post(
+      receiver.url,
+      { ...delivery.headers, ...authorization(receiver.auth) },
+      delivery.body,
+    );
+    const redirect = answer.status !== null && answer.status >= 300 && answer.status < 400;
+    const outcome: Attempt = {
+      at,
+      ...answer,
+      // Credentials never follow a redirect: a 3xx is an unacknowledged delivery.
+      ...(redirect ? { error: "redirect" as const } : {}),
+      duration_ms: Math.round(performance.now() - started),
+    };
     if (this.closed) return;
     delivery.attempts.push(outcome);
     if (outcome.status !== null && outcome.status >= 200 && outcome.status < 300) {

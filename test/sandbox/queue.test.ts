@@ -46,3 +46,58 @@ describe("DeliveryQueue.close", () => {
     silent.close();
   });
 });
+
+describe("DeliveryQueue's waiting deliveries", () => {
+  it("go one at a time per subject, in order, at most four per receiver, all of them; replays of one delivery too", async () => {
+    const { createServer } = await import("node:http");
+    const open = new Map<string, number>();
+    let inFlight = 0;
+    let most = 0;
+    const got: { subject: string; n: number }[] = [];
+    const receiver = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on("data", (c: Buffer) => chunks.push(c));
+      req.on("end", () => {
+        const body = JSON.parse(Buffer.concat(chunks).toString()) as { subject: string; n: number };
+        open.set(body.subject, (open.get(body.subject) ?? 0) + 1);
+        expect(open.get(body.subject)).toBe(1);
+        most = Math.max(most, ++inFlight);
+        got.push(body);
+        setTimeout(() => {
+          open.set(body.subject, (open.get(body.subject) ?? 1) - 1);
+          inFlight--;
+          res.end();
+        }, 2);
+      });
+    });
+    receiver.listen(0, "127.0.0.1");
+    await once(receiver, "listening");
+    const clock = new VirtualClock();
+    const queue = new DeliveryQueue({ clock });
+    clock.onTimer((t) => queue.due(t.ref));
+    try {
+      queue.addReceiver(`http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`, "events");
+      const sent: { subject: string; n: number }[] = [];
+      for (let n = 0; n < 60; n++) {
+        const subject = `s-${n % 7}`;
+        sent.push({ subject, n });
+        queue.emit("events", "biometricWebhook", "created", subject, JSON.stringify({ subject, n }));
+      }
+      const [first] = [...queue.deliveries.values()];
+      for (let i = 0; i < 40; i++) {
+        queue.replay(first as NonNullable<typeof first>);
+        sent.push({ subject: "s-0", n: 0 });
+      }
+      clock.run();
+      while (got.length < sent.length) await new Promise((resolve) => setTimeout(resolve, 10));
+      for (const subject of new Set(sent.map((s) => s.subject)))
+        expect(got.filter((g) => g.subject === subject)).toEqual(sent.filter((s) => s.subject === subject));
+      expect(most).toBeLessThanOrEqual(4);
+      expect(most).toBeGreaterThan(1);
+    } finally {
+      queue.close();
+      clock.stop();
+      receiver.close();
+    }
+  });
+});
