@@ -1,15 +1,18 @@
 // npm run bench:client — what the client costs a user per request: wall time over a real keep-alive
 // loopback socket against a server in its own process (the two pinned to different cores when
-// `taskset` and two cores exist), beside bare openapi-fetch and raw fetch in the same run. Requests and
-// answers are the contract's own examples. The stubbed-fetch figure (client-side work alone) and the
+// `taskset` and two cores exist), beside the fair peer (what a user writes without this package:
+// openapi-fetch with a middleware adding the same headers and node:crypto signature, and a per-request
+// deadline), bare openapi-fetch and raw fetch in the same run. Requests and answers are the contract's own
+// examples. The stubbed-fetch figure (client-side work alone) and the
 // min+gz size of the runtime are reported beside it. It measures the compiled package (dist/, built by
 // the npm script first), as integrators run it. Writes its section of docs/benchmarks.md.
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { createHmac } from "node:crypto";
 import { cpSync, readFileSync, rmSync } from "node:fs";
-import { availableParallelism } from "node:os";
+import { availableParallelism, loadavg } from "node:os";
 import { gzipSync } from "node:zlib";
 import { build } from "esbuild";
-import createFetchClient from "openapi-fetch";
+import createFetchClient, { type Middleware } from "openapi-fetch";
 import type { paths } from "../generated/types.js";
 import { median, writeBenchSection } from "../scripts/lib/benchmarks-md.js";
 import { type Json, resolveRef } from "../scripts/lib/json-ref.js";
@@ -24,11 +27,14 @@ const { createClient }: typeof import("../src/index.js") = await import(`${SNAPS
 
 // Three blocks of 31 rounds of 200 sequential calls per variant: the variants take turns within a
 // round, in an order that rotates, so that load from elsewhere on the machine falls on all alike.
-const BLOCKS = 3;
-const ROUNDS = 31;
+// BENCH_CLIENT_ROUNDS=n (a quick check) runs one block of n rounds, and n stubbed rounds.
+const QUICK = Number(process.env.BENCH_CLIENT_ROUNDS) || 0;
+const BLOCKS = QUICK ? 1 : 3;
+const ROUNDS = QUICK || 31;
 const PER_ROUND = 200;
-const STUB_ROUNDS = 61;
-const TARGET = 1.1;
+const STUB_ROUNDS = QUICK || 61;
+/** The client's time over the fair peer's, at most. */
+const TARGET = 1.05;
 
 // ---- Input from the contract: each operation's first request and success examples. -------------------
 
@@ -104,50 +110,93 @@ async function startServer(): Promise<{ child: ChildProcess; baseUrl: string }> 
 // ---- Variants and cases. ------------------------------------------------------------------------------
 
 type Call = () => Promise<unknown>;
-type Variants = { raw: Call; bare: Call; idv: Call };
-type Case = { name: string; variants: (fetch: typeof globalThis.fetch, baseUrl: string) => Variants };
+type Variants = { raw: Call; bare: Call; peer: Call; idv: Call };
+/** The variants of a case; without `fetch`, each sends with its own default (globalThis.fetch). */
+type Case = { name: string; variants: (baseUrl: string, fetch?: typeof globalThis.fetch) => Variants };
 
 const credentials = { apiKey: "bench-key", secret: "bench-secret" };
-const rawJson = (fetch: typeof globalThis.fetch, url: string, method: string, body?: unknown) => async () => {
-  const init: RequestInit = { method, headers: { "Content-Type": "application/json" } };
-  if (body !== undefined) init.body = JSON.stringify(body);
-  return (await fetch(url, init)).json();
-};
+const DEADLINE_MS = 30_000;
+
+/**
+ * The fair peer: what an integrator writes without this package. openapi-fetch with a middleware that adds
+ * the same credentials (v4: Svc-Date and an HMAC-SHA256 of date and body from node:crypto, hex) and a
+ * fetch with a per-request deadline.
+ */
+function fairPeer(baseUrl: string, fetch: typeof globalThis.fetch = globalThis.fetch) {
+  const client = createFetchClient<paths>({
+    baseUrl,
+    fetch: (request: Request) => fetch(request, { signal: AbortSignal.timeout(DEADLINE_MS) }),
+  });
+  const credentialsMiddleware: Middleware = {
+    async onRequest({ request, schemaPath }) {
+      request.headers.set("Svc-API-Key", credentials.apiKey);
+      if (schemaPath.startsWith("/api/v2/")) {
+        request.headers.set("Svc-Secret", credentials.secret);
+        return request;
+      }
+      const date = new Date().toISOString();
+      const body = request.body ? await request.clone().text() : "";
+      request.headers.set("Svc-Date", date);
+      request.headers.set(
+        "Svc-Signature",
+        createHmac("sha256", credentials.secret).update(date).update(body).digest("hex"),
+      );
+      return request;
+    },
+  };
+  client.use(credentialsMiddleware);
+  return client;
+}
+/** The package's client with the default options, or with a fetch (the stubbed runs). */
+const idvClient = (baseUrl: string, fetch?: typeof globalThis.fetch) =>
+  createClient({ baseUrl, ...credentials, ...(fetch ? { fetch } : {}) });
+const rawJson =
+  (fetch: typeof globalThis.fetch | undefined, url: string, method: string, body?: unknown) => async () => {
+    const init: RequestInit = { method, headers: { "Content-Type": "application/json" } };
+    if (body !== undefined) init.body = JSON.stringify(body);
+    return (await (fetch ?? globalThis.fetch)(url, init)).json();
+  };
 
 const cases: Case[] = [
   {
     name: "v2 POST /api/v2/manual_eidv (key + secret)",
-    variants: (fetch, baseUrl) => {
+    variants: (baseUrl, fetch) => {
       const bare = createFetchClient<paths>({ baseUrl, fetch });
-      const idv = createClient({ baseUrl, ...credentials, fetch });
+      const peer = fairPeer(baseUrl, fetch);
+      const idv = idvClient(baseUrl, fetch);
       return {
         raw: rawJson(fetch, `${baseUrl}/api/v2/manual_eidv`, "POST", manualBody),
         bare: () => bare.POST("/api/v2/manual_eidv", { body: manualBody }),
+        peer: () => peer.POST("/api/v2/manual_eidv", { body: manualBody }),
         idv: () => idv.POST("/api/v2/manual_eidv", { body: manualBody }),
       };
     },
   },
   {
     name: "v4 POST /api/v4/pep_checks (signed body)",
-    variants: (fetch, baseUrl) => {
+    variants: (baseUrl, fetch) => {
       const bare = createFetchClient<paths>({ baseUrl, fetch });
-      const idv = createClient({ baseUrl, ...credentials, fetch });
+      const peer = fairPeer(baseUrl, fetch);
+      const idv = idvClient(baseUrl, fetch);
       return {
         raw: rawJson(fetch, `${baseUrl}/api/v4/pep_checks`, "POST", pepBody),
         bare: () => bare.POST("/api/v4/pep_checks", { body: pepBody }),
+        peer: () => peer.POST("/api/v4/pep_checks", { body: pepBody }),
         idv: () => idv.POST("/api/v4/pep_checks", { body: pepBody }),
       };
     },
   },
   {
     name: "v4 GET /api/v4/outsource_cases/{id} (signed, no body)",
-    variants: (fetch, baseUrl) => {
+    variants: (baseUrl, fetch) => {
       const bare = createFetchClient<paths>({ baseUrl, fetch });
-      const idv = createClient({ baseUrl, ...credentials, fetch });
+      const peer = fairPeer(baseUrl, fetch);
+      const idv = idvClient(baseUrl, fetch);
       const params = { path: { id: 7 } };
       return {
         raw: rawJson(fetch, `${baseUrl}/api/v4/outsource_cases/7`, "GET"),
         bare: () => bare.GET("/api/v4/outsource_cases/{id}", { params }),
+        peer: () => peer.GET("/api/v4/outsource_cases/{id}", { params }),
         idv: () => idv.GET("/api/v4/outsource_cases/{id}", { params }),
       };
     },
@@ -178,6 +227,45 @@ const ratios = (times: number[], baseline: number[]): number[] =>
   times.map((t, r) => t / (baseline[r] as number));
 const x = (ratio: number) => `${ratio.toFixed(2)}×`;
 
+// ---- The peer is fair: the same credential headers, and signatures that verify. ------------------------
+
+/** What each variant sends for each case, captured by a stubbed fetch: the credential headers must match. */
+async function checkPeerSendsTheSame(): Promise<void> {
+  for (const c of cases) {
+    const sent: Record<string, Request> = {};
+    const capture =
+      (name: string): typeof globalThis.fetch =>
+      async (input) => {
+        sent[name] = (input as Request).clone();
+        return new Response("{}", { headers: { "Content-Type": "application/json" } });
+      };
+    await c.variants("https://idv.bench", capture("peer")).peer();
+    await c.variants("https://idv.bench", capture("idv")).idv();
+    for (const [name, request] of Object.entries(sent)) {
+      const names = ["svc-api-key", "svc-secret", "svc-date", "svc-signature"].filter((h) =>
+        request.headers.has(h),
+      );
+      const expected = c.name.startsWith("v2")
+        ? ["svc-api-key", "svc-secret"]
+        : ["svc-api-key", "svc-date", "svc-signature"];
+      const date = request.headers.get("svc-date");
+      const body = await request.text();
+      const verifies =
+        date === null ||
+        request.headers.get("svc-signature") ===
+          createHmac("sha256", credentials.secret)
+            .update(date + body)
+            .digest("hex");
+      if (names.join() !== expected.join() || !verifies) {
+        throw new Error(
+          `${c.name}: ${name} sends ${names.join(", ")}${verifies ? "" : " with a signature that does not verify"}`,
+        );
+      }
+    }
+  }
+}
+await checkPeerSendsTheSame();
+
 // ---- Over the socket. ---------------------------------------------------------------------------------
 
 const { child, baseUrl } = await startServer();
@@ -185,25 +273,32 @@ const socketRows: string[] = [];
 const missed: string[] = [];
 try {
   for (const c of cases) {
-    const { raw, bare, idv } = c.variants((input, init) => globalThis.fetch(input, init), baseUrl);
+    // Every variant with its default fetch: globalThis.fetch, as an integrator's code sends.
+    const { raw, bare, peer, idv } = c.variants(baseUrl);
     const raws: number[] = [];
     const bares: number[] = [];
+    const peers: number[] = [];
     const idvs: number[] = [];
     const blockRatios: number[] = [];
     for (let b = 0; b < BLOCKS; b++) {
-      const [r = [], o = [], i = []] = await perRound([raw, bare, idv], ROUNDS, b === 0 ? 1000 : 200);
+      const [r = [], o = [], p = [], i = []] = await perRound(
+        [raw, bare, peer, idv],
+        ROUNDS,
+        b === 0 ? 1000 : 200,
+      );
       raws.push(...r);
       bares.push(...o);
+      peers.push(...p);
       idvs.push(...i);
-      blockRatios.push(median(ratios(i, o)));
+      blockRatios.push(median(ratios(i, p)));
     }
-    const all = ratios(idvs, bares);
+    const all = ratios(idvs, peers);
     const ratio = median(all);
     if (ratio > TARGET) missed.push(c.name.split(" (")[0] as string);
     socketRows.push(
-      `| ${c.name} | ${median(raws).toFixed(1)} | ${median(bares).toFixed(1)} | ${median(idvs).toFixed(1)} | ` +
-        `**${x(ratio)}** | ${x(quantile(all, 0.25))}–${x(quantile(all, 0.75))} | ` +
-        `${blockRatios.map(x).join(", ")} |`,
+      `| ${c.name} | ${median(raws).toFixed(1)} | ${median(bares).toFixed(1)} | ${median(peers).toFixed(1)} | ` +
+        `${median(idvs).toFixed(1)} | **${x(ratio)}** | ${x(quantile(all, 0.25))}–${x(quantile(all, 0.75))} | ` +
+        `${blockRatios.map(x).join(", ")} | ${x(median(ratios(idvs, bares)))} |`,
     );
     console.log(socketRows.at(-1));
   }
@@ -225,10 +320,11 @@ const stub = (async (input: Request | string | URL) => {
 }) as typeof globalThis.fetch;
 const stubRows: string[] = [];
 for (const c of cases) {
-  const { bare, idv } = c.variants(stub, STUB_URL);
-  const [o = [], i = []] = await perRound([bare, idv], STUB_ROUNDS, 2000);
+  const { bare, peer, idv } = c.variants(STUB_URL, stub);
+  const [o = [], p = [], i = []] = await perRound([bare, peer, idv], STUB_ROUNDS, 2000);
   stubRows.push(
-    `| ${c.name} | ${median(o).toFixed(1)} | ${median(i).toFixed(1)} | ${x(median(ratios(i, o)))} |`,
+    `| ${c.name} | ${median(o).toFixed(1)} | ${median(p).toFixed(1)} | ${median(i).toFixed(1)} | ` +
+      `${x(median(ratios(i, p)))} | ${x(median(ratios(i, o)))} |`,
   );
   console.log(stubRows.at(-1));
 }
@@ -269,17 +365,27 @@ What a user pays per request: wall time of one call over a real keep-alive loopb
 \`node:http\` server in its own process that answers each operation's success example; the requests
 are the contract's request examples. The compiled package (\`dist/\`), with the **default options**
 (whole-request deadline, retries, redirects handled by the client, signing with node:crypto), against
-bare openapi-fetch and raw \`fetch\` on the same socket, in the same run; ${cores}.
+the **fair peer**, bare openapi-fetch and raw \`fetch\` on the same socket, in the same run; ${cores}.
+The fair peer is what an integrator writes without this package: openapi-fetch with a middleware that
+adds the same headers (v4: \`Svc-Date\` and an HMAC-SHA256 from \`node:crypto\` over the date and the
+body read back with \`request.clone().text()\`) and a fetch given \`AbortSignal.timeout(${DEADLINE_MS})\`
+per request. Every variant sends with \`globalThis.fetch\`.
 ${BLOCKS} blocks × ${ROUNDS} rounds × ${PER_ROUND} sequential calls per variant, after a warm-up; the variants
 take turns within each round in a rotating order. Times are medians over rounds. The ratio is the
-median over rounds of the client's time over bare openapi-fetch's in the same round; the spread is
-its interquartile range over all rounds, then the median of each block. Measured
-${new Date().toISOString().slice(0, 10)}, Node ${process.version}.
+median over rounds of the client's time over the fair peer's in the same round; the spread is
+its interquartile range over all rounds, then the median of each block; the last column is the same
+median over bare openapi-fetch, for reference only. Measured
+${new Date().toISOString().slice(0, 10)}, Node ${process.version}, load average at the end ${loadavg()
+  .map((n) => n.toFixed(2))
+  .join(
+    " ",
+  )}${QUICK ? ` (**provisional**: a quick run of ${ROUNDS} rounds, \`BENCH_CLIENT_ROUNDS=${QUICK}\`)` : ""}.
 
-Target: at most ${TARGET.toFixed(2)}× bare openapi-fetch, wall, for v2 and v4 with the default options.
+Target: at most ${TARGET.toFixed(2)}× the fair peer, wall, for v2 POST, v4 POST and v4 GET with the
+default options. Bare openapi-fetch (no credentials, no deadline) has no target.
 
-| Request | raw fetch (µs) | bare openapi-fetch (µs) | idv client (µs) | client ÷ openapi-fetch | spread (IQR) | per block |
-|---|---|---|---|---|---|---|
+| Request | raw fetch (µs) | bare openapi-fetch (µs) | fair peer (µs) | idv client (µs) | client ÷ peer | spread (IQR) | per block | client ÷ bare |
+|---|---|---|---|---|---|---|---|---|
 ${socketRows.join("\n")}
 
 ${missed.length ? `**Target missed** in this run for: ${missed.join("; ")}.` : "Target met in every row of this run."}
@@ -289,8 +395,8 @@ only client-side work is timed (building the request, credentials, signing, pars
 client's share several-fold, because it leaves out the socket that every real request pays for.
 ${STUB_ROUNDS} rounds of ${PER_ROUND} calls.
 
-| Request, stubbed fetch | bare openapi-fetch (µs) | idv client (µs) | ratio |
-|---|---|---|---|
+| Request, stubbed fetch | bare openapi-fetch (µs) | fair peer (µs) | idv client (µs) | ÷ peer | ÷ bare |
+|---|---|---|---|---|---|
 ${stubRows.join("\n")}
 
 Size: the package's runtime (\`dist/src/index.js\`, with the generated per-operation facts and every

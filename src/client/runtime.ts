@@ -13,8 +13,7 @@ export function looksLikeBrowser(scope: object = globalThis): boolean {
 export function assertServerRuntime(runtime: "auto" | "server" | undefined): void {
   if (runtime === "server" || !looksLikeBrowser()) return;
   throw new Error(
-    "idv-contract: refusing to create a client with credentials in what looks like a browser (window, " +
-      "document, importScripts or a browser navigator): the service answers with CRED_AT_RISK and rotates " +
-      'the keys. On a server runtime, pass runtime: "server".',
+    'idv-contract: refusing to create a client with credentials in what looks like a browser (CRED_AT_RISK: ' +
+      'the keys would be rotated); on a server runtime, pass runtime: "server"',
   );
 }
