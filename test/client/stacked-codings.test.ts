@@ -87,7 +87,12 @@ describe("an answer naming more content codings than fetch decodes", () => {
       { id: "8", settled: "rejected", error: "TypeError", cause: refusal(6) },
       { id: "50", settled: "rejected", error: "TypeError", cause: refusal(50) },
       { id: "post", settled: "rejected", error: "TypeError", cause: refusal(7) },
-      { id: "5", settled: "rejected", error: "TypeError", cause: expect.any(String) },
+      {
+        id: "5",
+        settled: "rejected",
+        error: "TypeError",
+        cause: expect.not.stringMatching(/content codings/),
+      },
       { handlers: 0 },
     ]);
     // The same answer would come again: a refused GET is not retried (a failed body is, as any network error).
