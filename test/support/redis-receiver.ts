@@ -1,7 +1,7 @@
 // One instance of the README's receiver, in a process of its own, deduplicating through Redis:
 //   node --import tsx test/support/redis-receiver.ts <node-redis|ioredis> <redis port> <token> <workflow path> [retention ms]
 // Prints `listening <port>` once it accepts deliveries, then `handled <deliveryKey>` for each
-// event it processes (keys: no personal data). Ends on SIGTERM.
+// event it processes (keys: no personal data). Ends on SIGTERM, or when its stdin closes.
 import type { AddressInfo } from "node:net";
 import { createReceiver } from "../../examples/webhook-receiver.js";
 import { createDeduper, deliveryKey, RedisDedupeStore } from "../../src/webhooks/index.js";
@@ -25,8 +25,12 @@ const receiver = createReceiver({
 receiver.listen(0, "127.0.0.1", () => {
   process.stdout.write(`listening ${(receiver.address() as AddressInfo).port}\n`);
 });
-process.once("SIGTERM", () => {
+function shutdown() {
   receiver.close();
   receiver.closeAllConnections();
   void close();
-});
+  process.stdin.destroy();
+}
+process.once("SIGTERM", shutdown);
+// The test holds stdin open: should it end without stopping this process, stdin closes and so do we.
+process.stdin.on("end", shutdown).resume();

@@ -34,7 +34,8 @@ async function startInstance(library: string, redisPort: number, retentionMs?: n
       WORKFLOW_PATH,
       ...(retentionMs ? [String(retentionMs)] : []),
     ],
-    { cwd: fromRoot(), stdio: ["ignore", "pipe", "pipe"] },
+    // stdin stays open: the receiver ends when it closes, should this file end without stopping it.
+    { cwd: fromRoot(), stdio: ["pipe", "pipe", "pipe"] },
   );
   let stderr = "";
   child.stderr!.on("data", (chunk: Buffer) => (stderr = (stderr + chunk.toString("utf8")).slice(-4000)));
