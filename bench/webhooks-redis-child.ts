@@ -1,7 +1,7 @@
 // One receiver of the Redis deduper benchmark: the README's receiver, compiled, in a process of its
 // own, with the store named on the command line and the client options docs/webhooks.md gives.
 //   node webhooks-redis-child.js <memory|node-redis|ioredis> <redis port> <token>
-// Prints `listening <port>`; on SIGTERM prints `handled <n>` (events processed) and exits.
+// Prints `listening <port>`; on SIGTERM (or stdin closing) prints `handled <n>` (events processed) and exits.
 import type { AddressInfo } from "node:net";
 import { Redis } from "ioredis";
 import { createClient } from "redis";
@@ -49,9 +49,12 @@ const receiver = createReceiver({
 receiver.listen(0, "127.0.0.1", () => {
   process.stdout.write(`listening ${(receiver.address() as AddressInfo).port}\n`);
 });
-process.once("SIGTERM", () => {
+function shutdown() {
   receiver.close();
   receiver.closeAllConnections();
   close();
   process.stdout.write(`handled ${handled}\n`, () => process.exit(0));
-});
+}
+process.once("SIGTERM", shutdown);
+// The benchmark holds stdin open: should it end without stopping this process, so do we.
+process.stdin.once("end", shutdown).resume();

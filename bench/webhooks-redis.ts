@@ -75,7 +75,7 @@ interface Receiver {
 
 async function startReceiver(child: string, store: Store, redisPort: number): Promise<Receiver> {
   const proc = spawn(process.execPath, [child, store, String(redisPort), TOKEN], {
-    stdio: ["ignore", "pipe", "inherit"],
+    stdio: ["pipe", "pipe", "inherit"],
   });
   const lines = createInterface({ input: proc.stdout! });
   let handledLine: (n: number) => void = () => {};
