@@ -40,7 +40,7 @@ export interface RedisDedupeStoreOptions {
   /**
    * How long a claim stays `pending` (written, not yet confirmed) before a retry may take it
    * over. At least twice `timeoutMs`. Keep it well under the sender's first retry interval
-   * (about a minute for biometric events). Default DEFAULT_LEASE_MS (30 s).
+   * (about 70 s for biometric events). Default DEFAULT_LEASE_MS (30 s).
    */
   leaseMs?: number;
   /**
