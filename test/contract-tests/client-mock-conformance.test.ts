@@ -8,12 +8,10 @@ import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from "vitest"
 import { createConformanceChecker, type EntryResult } from "../../conformance/index.js";
 import type { RunningMock } from "../../mock/server.js";
 import { apiError, createClient, type IdvClient } from "../../src/index.js";
-import { deref, type Json, jsonRequestExamples, loadOpenApi, operations } from "../support/contract.js";
+import { deref } from "../support/contract.js";
 import { recordingFetch } from "../support/har-recorder.js";
 import { startTestMock } from "../support/mock.js";
-
-const doc = loadOpenApi();
-const ops = operations(doc);
+import { callOperation, doc, name, ops, pdf, requestFor, shapeOf } from "./requests.js";
 
 let mock: RunningMock;
 const good = recordingFetch();
@@ -47,53 +45,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await mock?.close();
 });
-
-/** The first request example of an operation (JSON), or a small PDF form for the upload. */
-function requestFor(op: Json): { body?: unknown; form?: boolean } {
-  const content = deref(doc, op.requestBody)?.content ?? {};
-  if (content["multipart/form-data"]) return { form: true };
-  const examples = jsonRequestExamples(doc, op);
-  return examples ? { body: examples[0] } : {};
-}
-
-const pdf = () => new File(["%PDF-1.4\n%%EOF\n"], "trust-deed.pdf", { type: "application/pdf" });
-
-/** Call an operation by method and template through a client, loosely typed for table-driven tests. */
-async function callOperation(
-  c: IdvClient,
-  method: string,
-  template: string,
-  headers: Record<string, string> = {},
-  body?: unknown,
-) {
-  const params = {
-    path: Object.fromEntries(
-      [...template.matchAll(/\{(\w+)\}/g)].map((m) => [
-        m[1],
-        m[1] === "id" ? 1042 : "5f3c9a0e-8d2b-4f61-9c7a-2b1e4d6f8a90",
-      ]),
-    ),
-  };
-  const { form, body: example } = requestFor(ops.find((o) => o.path === template && o.method === method)?.op);
-  const init: Record<string, unknown> = { params, headers };
-  if (form) {
-    const data = new FormData();
-    data.set("file", pdf());
-    init.body = data;
-    init.bodySerializer = (b: FormData) => b;
-  } else if (body !== undefined || example !== undefined) init.body = body ?? example;
-  const fn = (
-    c as unknown as Record<
-      string,
-      (p: string, i: object) => Promise<{ data?: unknown; error?: unknown; response: Response }>
-    >
-  )[method.toUpperCase()];
-  if (!fn) throw new Error(`no client method ${method}`);
-  return fn(template, init);
-}
-
-const name = (o: (typeof ops)[number]) => `${o.method.toUpperCase()} ${o.path}`;
-const shapeOf = (path: string) => (path.startsWith("/api/v2/manual_eidv") ? "A" : "B");
 
 describe("typed calls", () => {
   it("a manual verification answers typed data", async () => {
