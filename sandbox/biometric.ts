@@ -53,6 +53,8 @@ export interface BiometricContext {
   ): void;
   baseUrl(): string;
   changed(): void;
+  /** Erase the personal data from the kept deliveries about a verification (it was archived). */
+  eraseDeliveries(transactionId: string): void;
 }
 
 /**
@@ -360,6 +362,8 @@ export class BiometricLifecycle {
     record.phone_number = null;
     record.verification = null;
     record.notes = null;
+    // Erased means erased: the copies in the deliveries made about it go too.
+    this.ctx.eraseDeliveries(record.transaction_id);
     this.ctx.changed();
   }
 

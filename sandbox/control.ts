@@ -233,7 +233,13 @@ const handlers: {
     const replay = sandbox.queue.replay(d);
     return replay
       ? ok(deliveryView(replay), 201)
-      : controlError(409, "INVALID_TRANSITION", "The delivery's receiver was removed.");
+      : controlError(
+          409,
+          "INVALID_TRANSITION",
+          sandbox.queue.replayRefusal(d) === "erased"
+            ? "The verification was archived and the result this delivery carried erased: it cannot be sent again."
+            : "The delivery's receiver was removed.",
+        );
   },
   getBiometricVerification: ({ sandbox, param, bio }) =>
     bio(() => sandbox.biometric.find(param) as BiometricRecord),

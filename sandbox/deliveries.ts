@@ -49,6 +49,12 @@ export interface Delivery {
   headers: Record<string, string>;
   body: string;
   replay_of?: string;
+  /**
+   * Set when the verification it is about was archived and the personal data in its body erased:
+   * `resendable` when what is left is still an event the service sends, `withheld` when the event
+   * was its result (completed, updated), which is gone: not sent again.
+   */
+  erased?: "resendable" | "withheld";
 }
 
 /** Retries after the first attempt. */
@@ -147,6 +153,8 @@ class Waiting {
 export class DeliveryQueue {
   readonly receivers = new Map<string, Receiver>();
   readonly deliveries = new Map<string, Delivery>();
+  /** Kept deliveries by subject, so that erasing a record's data costs no scan of every delivery. */
+  private readonly bySubject = new Map<string, Set<Delivery>>();
   /** Per receiver: deliveries due and waiting, and attempts in flight. */
   private readonly waiting = new Map<string, Waiting>();
   /** POSTs in flight (attempts and Test buttons), so that close() ends them all. */
@@ -219,9 +227,38 @@ export class DeliveryQueue {
     return made;
   }
 
-  /** Send a delivery again now, as a new delivery with the same body and headers. */
+  /**
+   * Erase the personal data (phone number, result) from the bodies of the kept biometric deliveries
+   * about `subject`: its verification was archived. One whose event was the result can no longer
+   * be sent; if it was still waiting to retry, it stops (failed).
+   */
+  erase(subject: string): void {
+    for (const delivery of this.bySubject.get(subject) ?? []) {
+      if (delivery.channel !== "biometricWebhook" || delivery.erased) continue;
+      const payload = JSON.parse(delivery.body) as Record<string, unknown>;
+      const hadResult = payload.verification !== null && payload.verification !== undefined;
+      payload.phone_number = null;
+      payload.verification = null;
+      delivery.body = JSON.stringify(payload);
+      delivery.erased = hadResult ? "withheld" : "resendable";
+      if (hadResult && delivery.status === "pending") {
+        this.waiting.get(delivery.receiver_id)?.delete(delivery);
+        this.options.clock.cancel("delivery", delivery.id);
+        this.finish(delivery, "failed");
+      }
+    }
+    this.options.changed?.();
+  }
+
+  /** Whether a delivery can be sent again: its receiver is registered and its event was not erased. */
+  replayRefusal(delivery: Delivery): "receiver" | "erased" | undefined {
+    if (delivery.erased === "withheld") return "erased";
+    return this.receivers.has(delivery.receiver_id) ? undefined : "receiver";
+  }
+
+  /** Send a delivery again now, as a new delivery with the same body and headers (as erased, if it was). */
   replay(original: Delivery): Delivery | undefined {
-    if (!this.receivers.has(original.receiver_id)) return undefined;
+    if (this.replayRefusal(original)) return undefined;
     return this.add({
       ...original,
       id: id("dlv"),
@@ -261,7 +298,10 @@ export class DeliveryQueue {
   /** Restore saved deliveries and receivers (their timers are restored with the clock). */
   restore(receivers: Receiver[], deliveries: Delivery[]): void {
     for (const r of receivers) this.receivers.set(r.id, r);
-    for (const d of deliveries) this.deliveries.set(d.id, d);
+    for (const d of deliveries) {
+      this.deliveries.set(d.id, d);
+      this.index(d);
+    }
     this.trim();
   }
 
@@ -292,8 +332,15 @@ export class DeliveryQueue {
     return queue;
   }
 
+  private index(delivery: Delivery): void {
+    const same = this.bySubject.get(delivery.subject);
+    if (same) same.add(delivery);
+    else this.bySubject.set(delivery.subject, new Set([delivery]));
+  }
+
   private add(delivery: Delivery): Delivery {
     this.deliveries.set(delivery.id, delivery);
+    this.index(delivery);
     this.trim();
     this.options.clock.at(delivery.next_attempt_at ?? this.options.clock.now(), "delivery", delivery.id);
     const receiver = this.receivers.get(delivery.receiver_id);
@@ -314,6 +361,9 @@ export class DeliveryQueue {
 
   private forget(delivery: Delivery): void {
     this.deliveries.delete(delivery.id);
+    const same = this.bySubject.get(delivery.subject);
+    same?.delete(delivery);
+    if (same?.size === 0) this.bySubject.delete(delivery.subject);
     this.waiting.get(delivery.receiver_id)?.delete(delivery);
     this.options.clock.cancel("delivery", delivery.id);
   }
@@ -361,6 +411,8 @@ export class DeliveryQueue {
     };
     if (this.closed) return;
     delivery.attempts.push(outcome);
+    // Stopped while in flight (its data was erased): the outcome is kept, nothing more is sent.
+    if (delivery.status !== "pending") return;
     if (outcome.status !== null && outcome.status >= 200 && outcome.status < 300) {
       this.finish(delivery, "delivered");
     } else if (delivery.attempts.length > MAX_RETRIES) {

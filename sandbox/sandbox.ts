@@ -90,6 +90,7 @@ export class Sandbox {
           this.emitBiometric(record, event, verification, message),
         baseUrl: () => this.baseUrl,
         changed: () => this.changed(),
+        eraseDeliveries: (id) => this.queue.erase(id),
       },
       options.journeyDelayMs ?? 2000,
     );

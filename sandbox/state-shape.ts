@@ -91,7 +91,8 @@ const delivery = (d: Json) =>
   (d.next_attempt_at === null || isTime(d.next_attempt_at)) &&
   isObject(d.headers) &&
   Object.values(d.headers).every(isString) &&
-  (d.replay_of === undefined || isString(d.replay_of));
+  (d.replay_of === undefined || isString(d.replay_of)) &&
+  (d.erased === undefined || d.erased === "resendable" || d.erased === "withheld");
 
 /** The pointer of the first member of saved state the sandbox cannot restore, or undefined when it can. */
 export function stateProblem(data: unknown): string | undefined {
