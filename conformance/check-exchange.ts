@@ -81,7 +81,7 @@ export class ExchangeChecker {
       operation = route.target;
       this.checkSecurity(operation, request.headers, findings);
       this.checkParameters(operation, route.params, exchange, findings);
-      this.checkRequestBody(operation, request.headers, request.body, findings);
+      this.checkRequestBody(operation, request.headers, request.body, findings, request.bodyNotRecorded);
       this.checkResponse(operation, exchange, findings);
     } else if (route.kind === "method-not-allowed") {
       findings.fail(
@@ -198,9 +198,19 @@ export class ExchangeChecker {
     headers: HeaderMap,
     body: RecordedBody | undefined,
     findings: FindingList,
+    notRecorded?: boolean,
   ): void {
     const spec = op.requestBody;
     const empty = isEmptyBody(body);
+    if (empty && notRecorded && spec) {
+      findings.warn(
+        "request.body",
+        "request_body_schema",
+        "",
+        "the recorder did not keep the body; it was not checked",
+      );
+      return;
+    }
     if (!spec) {
       if (!empty)
         findings.warn(

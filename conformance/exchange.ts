@@ -33,6 +33,8 @@ export interface RecordedRequest {
   query: Record<string, string[]>;
   headers: HeaderMap;
   body?: RecordedBody;
+  /** True when the recording shows a body was sent but did not keep it (a browser's upload). */
+  bodyNotRecorded?: boolean;
 }
 
 /** A response as recorded; `status` 0 when the recorder saw none. */

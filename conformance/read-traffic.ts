@@ -1,6 +1,6 @@
 import { isUtf8 } from "node:buffer";
 import { createReadStream } from "node:fs";
-import type { Exchange } from "./exchange.js";
+import { type Exchange, isEmptyBody } from "./exchange.js";
 import { entryLimit, harEntries } from "./har-stream.js";
 import { assertParseable, JsonTooCostly } from "./json-bounds.js";
 import { describeJsonError, entryWhere, InputError, sourceName } from "./input-error.js";
@@ -233,6 +233,18 @@ function notRecorded(content: Raw): boolean {
   return size > 0 || size < 0 || (typeof content.comment === "string" && content.comment !== "");
 }
 
+/**
+ * Whether a HAR request without a recorded body was sent with one: Chromium gives no text for a body
+ * holding a Blob or File (so Playwright and Chrome DevTools write no postData for an upload), and
+ * Firefox may say "Request bodies are not included.". The size is then in `bodySize`, in
+ * Content-Length, or unknown under chunked framing.
+ */
+function bodySent(req: Raw, headers: Record<string, string>): boolean {
+  if (typeof req.postData?.comment === "string" && req.postData.comment !== "") return true;
+  if (scalarNumber(req.bodySize) > 0 || scalarNumber(headers["content-length"]) > 0) return true;
+  return /\bchunked\b/i.test(headers["transfer-encoding"] ?? "");
+}
+
 /** A HAR 1.2 entry as an exchange. */
 export function exchangeFromHar(entry: Raw, index: number): Exchange {
   if (entry === null || typeof entry !== "object") throw new EntryError("is not an object");
@@ -263,6 +275,7 @@ export function exchangeFromHar(entry: Raw, index: number): Exchange {
     index,
     request: { method: req.method, path: target.path, query: target.query, headers, body },
   };
+  if (isEmptyBody(body) && bodySent(req, headers)) exchange.request.bodyNotRecorded = true;
   const res = entry.response;
   if (res && typeof res === "object") {
     const status = scalarNumber(res.status);

@@ -204,3 +204,79 @@ describe("HAR entries as browsers write them", () => {
     );
   });
 });
+
+describe("a request body sent but not recorded", () => {
+  const upload = { method: "POST", url: "http://127.0.0.1:4010/api/v4/outsource_cases/1/upload" };
+  const header = (name: string, value: string) => [{ name, value }];
+
+  it.each([
+    ["bodySize", { bodySize: 187 }, true],
+    ["Content-Length", { headers: header("Content-Length", "187") }, true],
+    ["chunked framing", { headers: header("Transfer-Encoding", "chunked") }, true],
+    [
+      "Firefox's comment",
+      { postData: { mimeType: "", params: [], text: "", comment: "Request bodies are not included." } },
+      true,
+    ],
+    ["nothing says so", { bodySize: 0, headers: header("Content-Length", "0") }, false],
+    [
+      "a recorded body",
+      { bodySize: 2, headers: header("Content-Length", "2"), postData: { text: "{}" } },
+      false,
+    ],
+  ])("%s: %s", (_name, fields, notRecorded) => {
+    const x = exchangeFromHar({ request: { ...upload, ...fields } }, 0);
+    expect(x.request.bodyNotRecorded === true).toBe(notRecorded);
+  });
+
+  it("is a warning, not a missing required body", () => {
+    const base = example("uploadEddCaseFile");
+    const x = exchangeFromHar(
+      {
+        request: {
+          method: "POST",
+          url: `http://127.0.0.1:4010${base.request.path}`,
+          headers: Object.entries(base.request.headers).map(([name, value]) => ({ name, value })),
+          bodySize: 0,
+        },
+        response: {
+          status: 200,
+          headers: [{ name: "Content-Type", value: "application/json" }],
+          content: { size: -1 },
+        },
+      },
+      0,
+    );
+    expect(checker.checkExchange(x).violations).toEqual([
+      {
+        in: "request.body",
+        check: "request_body_schema",
+        pointer: "",
+        message: "the request body is required, but none was sent",
+      },
+    ]);
+    const sent = exchangeFromHar(
+      {
+        request: {
+          method: "POST",
+          url: `http://127.0.0.1:4010${base.request.path}`,
+          headers: Object.entries({ ...base.request.headers, "content-length": "187" }).map(
+            ([name, value]) => ({ name, value }),
+          ),
+        },
+        response: {
+          status: 200,
+          headers: [{ name: "Content-Type", value: "application/json" }],
+          content: { size: -1 },
+        },
+      },
+      0,
+    );
+    const result = checker.checkExchange(sent);
+    expect(result.ok).toBe(true);
+    expect(result.warnings.map((w) => `${w.in} ${w.message}`)).toEqual([
+      "request.body the recorder did not keep the body; it was not checked",
+      "response.body the recorder did not keep the body; it was not checked",
+    ]);
+  });
+});

@@ -14,6 +14,8 @@ export interface Seen {
   /** Request headers as sent, in order (HTTP/1.1 names as written). */
   requestHeaders: [string, string][];
   postText?: string;
+  /** The body held a Blob or File (a FormData upload): Chromium gives DevTools no text for it. */
+  blob?: boolean;
   /** The answer; absent when the request failed (blocked, aborted, refused). */
   response?: {
     status: number;
@@ -157,7 +159,10 @@ export function chromeDevToolsHar(seen: Seen[]): object {
       [":path", `${url.pathname}${url.search}`],
       [":scheme", url.protocol.slice(0, -1)],
       ...s.requestHeaders.map(([k, v]) => [k.toLowerCase(), v]),
+      ...(s.postText ? [["content-length", String(Buffer.byteLength(s.postText))]] : []),
     ] as [string, string][];
+    // _buildPostData and _requestBodySize: no form data (a Blob's) means no postData and bodySize 0.
+    const postText = s.blob ? undefined : s.postText;
     const res = s.response;
     const request: Record<string, unknown> = {
       method: s.method,
@@ -167,11 +172,11 @@ export function chromeDevToolsHar(seen: Seen[]): object {
       queryString: [...url.searchParams].map(([name, value]) => ({ name, value })),
       cookies: [],
       headersSize: -1,
-      bodySize: s.postText ? Buffer.byteLength(s.postText) : 0,
+      bodySize: postText ? Buffer.byteLength(postText) : 0,
     };
     // _buildPostData: mimeType from the request's Content-Type, the text (params only for forms).
-    if (s.postText)
-      request.postData = { mimeType: headerValue(s.requestHeaders, "content-type"), text: s.postText };
+    if (postText)
+      request.postData = { mimeType: headerValue(s.requestHeaders, "content-type"), text: postText };
     // _buildContent: resourceSize and mimeType ("x-unknown" when none); Writer's contentLoaded adds text.
     const content: Record<string, unknown> = {
       size: res ? Buffer.byteLength(res.text) : 0,
