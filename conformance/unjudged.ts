@@ -68,7 +68,7 @@ export function stoppedResult(file: string, index: number, reason: string): Entr
         in: "entry",
         check: "entry_readable",
         pointer: "",
-        message: `the file was not checked from this entry on: ${reason}`,
+        message: `the file was not checked to its end, and nothing of it from this entry on is reported: ${reason}`,
       },
     ],
     warnings: [],

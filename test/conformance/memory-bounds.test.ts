@@ -2,7 +2,8 @@
 // whole (nor held whole while it streams past); --jobs starts at most one worker a core; a worker that
 // runs out of its heap ends its own file with a violation, and the run and its report go on.
 import { spawnSync } from "node:child_process";
-import { closeSync, openSync, rmSync, writeFileSync, writeSync } from "node:fs";
+import { closeSync, openSync, readFileSync, rmSync, writeFileSync, writeSync } from "node:fs";
+import { createRequire, syncBuiltinESMExports } from "node:module";
 import { availableParallelism } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
@@ -166,10 +167,61 @@ describe("a worker that runs out of memory", () => {
     expect(stops).toEqual([`${heavyFile}: ${reason}`]);
     expect(results.map((r) => [r.file, r.index, r.ok, r.violations.map((v) => v.message)])).toEqual([
       [small, 0, true, []],
-      [heavyFile, 0, false, [`the file was not checked from this entry on: ${reason}`]],
+      [
+        heavyFile,
+        0,
+        false,
+        [`the file was not checked to its end, and nothing of it from this entry on is reported: ${reason}`],
+      ],
       [small, 0, true, []],
       [small, 0, true, []],
     ]);
     expect(results[1]?.violations[0]).toMatchObject({ in: "entry", check: "entry_readable" });
+  }, 60_000);
+
+  it("is one line on stderr and one violation in the report, which is written whole (the CLI)", async () => {
+    const values = JSON.stringify(Array.from({ length: 3_000_000 }, () => "ab"));
+    const heavy = toHarEntry(example("getEddCase")) as { response: { content: { text: string } } };
+    heavy.response.content.text = values;
+    const heavyFile = join(dir, "heavy-cli.har");
+    writeFileSync(heavyFile, toHar([heavy]));
+    const small = join(dir, "small-cli.ndjson");
+    writeFileSync(small, `${toNdjson(example("getEddCase"))}\n`);
+    const out = join(dir, "report.json");
+    process.env.IDV_CONFORMANCE_WORKER_HEAP_MB = "16";
+    // Two cores, whatever this machine has, so that --jobs 2 runs in workers here too.
+    const os = createRequire(import.meta.url)("node:os") as { availableParallelism: () => number };
+    const real = os.availableParallelism;
+    os.availableParallelism = () => 2;
+    syncBuiltinESMExports();
+    let run: Awaited<ReturnType<typeof runMain>>;
+    try {
+      run = await runMain([
+        "check",
+        small,
+        heavyFile,
+        small,
+        "--jobs",
+        "2",
+        "--format",
+        "json",
+        "--out",
+        out,
+      ]);
+    } finally {
+      os.availableParallelism = real;
+      syncBuiltinESMExports();
+    }
+    expect(run.stderr).toBe(
+      `idv-conformance: ${heavyFile}: not checked to its end: the worker checking it ran out of memory (its heap limit is 16 MiB)\n`,
+    );
+    expect(run.status).toBe(1);
+    const report = JSON.parse(readFileSync(out, "utf8")) as { summary: object; entries: EntryResult[] };
+    expect(report.summary).toEqual({ entries: 3, passed: 2, failed: 1, warnings: 0 });
+    expect(report.entries.map((e) => [e.file, e.ok])).toEqual([
+      [small, true],
+      [heavyFile, false],
+      [small, true],
+    ]);
   }, 60_000);
 });
