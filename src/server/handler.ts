@@ -46,6 +46,37 @@ export interface SafeServerOptions {
 
 const INTERNAL = "The server failed to answer this request.";
 
+/**
+ * Request headers a server reads. Node drops those past its `maxHeadersCount` without a word (a Host
+ * among them, then answered with a bare 400): the servers keep one more than this and refuse more.
+ */
+export const MAX_REQUEST_HEADERS = 1000;
+
+/**
+ * What the servers refuse of a request's head before any handler runs, or undefined: more than
+ * 1,000 headers (431), an HTTP/1.1 request without exactly one Host (400, RFC 9112 §3.2), an
+ * expectation other than 100-continue (417, RFC 9110 §10.1.1). Node answers the last two bare.
+ */
+export function headRefusal(req: IncomingMessage): { status: number; message: string } | undefined {
+  const raw = req.rawHeaders;
+  if (raw.length / 2 > MAX_REQUEST_HEADERS)
+    return { status: 431, message: "The request has more than 1,000 headers." };
+  let hosts = 0;
+  for (let i = 0; i < raw.length; i += 2) if (raw[i]?.toLowerCase() === "host") hosts++;
+  if (hosts > 1 || (hosts === 0 && req.httpVersion === "1.1"))
+    return { status: 400, message: "The request must have one Host header." };
+  const expect = req.headers.expect;
+  if (expect !== undefined && expect.trim().toLowerCase() !== "100-continue")
+    return { status: 417, message: "The only expectation the server meets is 100-continue." };
+  return undefined;
+}
+
+/**
+ * Connections on which an answer said `connection: close`: a request pipelined behind it is not
+ * handled (its answer could never be sent, and a proxy would forward it, a sandbox act on it).
+ */
+const closing = new WeakSet<object>();
+
 /** Send a JSON error body unless the answer has begun; then the connection is ended instead. */
 function answerError(
   res: ServerResponse,
@@ -71,8 +102,12 @@ function answerError(
     "content-type": "application/json",
     "content-length": String(body.length),
   });
+  if (headers.connection === "close") closing.add(connectionOf(res));
   res.end(body);
 }
+
+/** The connection a response goes out on (the request's socket: a queued response has none yet). */
+const connectionOf = (res: ServerResponse): object => res.req.socket;
 
 /**
  * Wrap a handler so that nothing it does escapes: a target that is not a path gets 400, an
@@ -83,12 +118,22 @@ export function safeHandler(
   options: SafeServerOptions,
 ): (req: IncomingMessage, res: ServerResponse) => void {
   return (req, res) => {
+    if (closing.has(req.socket)) {
+      req.resume();
+      return;
+    }
     // Without listeners, an 'error' on either stream is thrown from the event loop.
     req.on("error", () => res.destroy());
     res.on("error", () => res.destroy());
     const target = parseRequestTarget(req.url);
     if (!target) {
       answerError(res, 400, "The request target is not a path.", undefined, options, { connection: "close" });
+      return;
+    }
+    // Refused before the handler, with the connection closed: its body, if any, is never read.
+    const refused = headRefusal(req);
+    if (refused) {
+      answerError(res, refused.status, refused.message, target.pathname, options, { connection: "close" });
       return;
     }
     const fail = (error: unknown): void => {
@@ -151,6 +196,7 @@ function answerClientError(error: NodeJS.ErrnoException, socket: Duplex, options
 /** An HTTP server whose handler is wrapped by `safeHandler` and whose parser errors are answered. */
 export function createSafeServer(handle: SafeHandler, options: SafeServerOptions): Server {
   const requestTimeout = options.requestTimeoutMs ?? 60_000;
+  const wrapped = safeHandler(handle, options);
   const server = createServer(
     requestTimeout > 0
       ? {
@@ -161,8 +207,13 @@ export function createSafeServer(handle: SafeHandler, options: SafeServerOptions
         }
       : // No deadline for the whole request; Node's own for its headers (60 s) still applies.
         { requestTimeout: 0 },
-    safeHandler(handle, options),
+    wrapped,
   );
+  // Node's own answers are bare: a missing Host gets 400 and an unmet Expect a 417 that keeps the
+  // connection. Both reach the handler instead, refused there in the caller's shape (headRefusal).
+  server.maxHeadersCount = MAX_REQUEST_HEADERS + 1;
+  (server as Server & { requireHostHeader: boolean }).requireHostHeader = false;
+  server.on("checkExpectation", wrapped);
   // A client that half-closes after its request (`printf … | nc`) still gets its answer; Node's
   // default ends such a socket at once, dropping an answer still being made.
   (server as Server & { httpAllowHalfOpen: boolean }).httpAllowHalfOpen = true;

@@ -11,12 +11,14 @@
 //   hasEssence(header, "multipart/form-data").
 // - createSafeServer(handler, { errorBody }) / safeHandler: a thrown HttpError → its status, any
 //   other throw → 500, a bad target → 400, parser errors → 400/408/431, all in the caller's error
-//   shape; 'error' events on request, response and socket never reach the process.
+//   shape; 'error' events on request, response and socket never reach the process; a head Node
+//   would answer bare (no Host, over 1,000 headers, an Expect other than 100-continue) is refused
+//   in the caller's shape and its connection closed (headRefusal).
 // - parsePort, listen(server, port, host) → { url, close }, closeOnSignals(close?) (SIGINT/SIGTERM:
 //   close every server `listen` started, then exit), reportStartError.
 export { decodeJsonBody, jsonDepth, MAX_JSON_DEPTH, MAX_JSON_VALUES, readBody } from "./body.js";
 export type { BodyRead, JsonProblem, JsonRead } from "./body.js";
-export { createSafeServer, HttpError, safeHandler } from "./handler.js";
+export { createSafeServer, headRefusal, HttpError, MAX_REQUEST_HEADERS, safeHandler } from "./handler.js";
 export type { ErrorBody, SafeHandler, SafeServerOptions } from "./handler.js";
 export { closeAll, closeOnSignals, listen, parsePort, reportStartError } from "./lifecycle.js";
 export type { Listening } from "./lifecycle.js";
