@@ -4,7 +4,7 @@
  * the browser blocks for CORS), and Firefox and Chrome DevTools exports built the way those exporters
  * write them (support/browser-hars.ts). Every entry's verdict is asserted.
  */
-import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { chromium } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -137,6 +137,14 @@ describe("a HAR recorded by Playwright driving Chromium against the sandbox", ()
   });
 
   it("judges every answer of the service and reports each request that got none as a warning", async () => {
+    // The recording is what Playwright writes for requests that got no answer: status -1, _failureText.
+    const raw = JSON.parse(readFileSync(harFile, "utf8")) as {
+      log: { version: string; entries: { response: { status: number; _failureText?: string } }[] };
+    };
+    expect(raw.log.version).toBe("1.2");
+    expect(
+      raw.log.entries.filter((e) => e.response.status === -1).map((e) => e.response._failureText),
+    ).toEqual(["net::ERR_ABORTED", "net::ERR_FAILED", "net::ERR_FAILED"]);
     const { status, entries } = await verdicts(harFile, "chromium.har");
     expect(entries).toEqual([
       // The navigation: an answer of the service (the record does not exist), documented.
@@ -224,8 +232,15 @@ describe("a HAR exported by Firefox", () => {
         seen(example("getPepCheckPdf")),
         failed(example("getEddCase"), ""),
       ],
-      { includeResponseBodies: false, version: "1.1", http2: true },
+      { includeResponseBodies: false, version: "1.1", http2: true, contentKnown: false },
     );
+    // As reported from such an export: size -1, the comment, no text, on every entry.
+    const contents = (har as { log: { entries: { response: { content: object } }[] } }).log.entries.map(
+      (e) => e.response.content,
+    );
+    for (const content of contents)
+      expect(content).toMatchObject({ size: -1, comment: "Response bodies are not included." });
+    expect(contents.some((c) => "text" in c)).toBe(false);
     const { status, entries } = await verdicts(har, "firefox-no-bodies.har");
     expect(entries).toEqual([
       { operationId: "getEddCase", ok: true, violations: [], warnings: [NOT_KEPT] },

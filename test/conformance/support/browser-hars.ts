@@ -68,7 +68,13 @@ const firefoxDate = (ms: number): string =>
  */
 export function firefoxHar(
   seen: Seen[],
-  options: { includeResponseBodies: boolean; version: "1.1" | "1.2"; http2?: boolean },
+  options: {
+    includeResponseBodies: boolean;
+    version: "1.1" | "1.2";
+    http2?: boolean;
+    /** Whether the monitor had each response's content (its size); buildContent writes -1 otherwise. */
+    contentKnown?: boolean;
+  },
 ): object {
   const started = Date.UTC(2026, 10, 25, 9, 30);
   const entries = seen.map((s, i) => {
@@ -95,7 +101,7 @@ export function firefoxHar(
     // buildResponse: "Arbitrary value if it's aborted to make sure status has a number": 0.
     const res = s.response;
     const content: Record<string, unknown> = { mimeType: res?.mimeType, size: -1 };
-    if (res) content.size = Buffer.byteLength(res.text);
+    if (res && options.contentKnown !== false) content.size = Buffer.byteLength(res.text);
     if (!options.includeResponseBodies) content.comment = "Response bodies are not included.";
     else if (res) content.text = res.text;
     return {
