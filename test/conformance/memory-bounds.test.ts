@@ -112,6 +112,22 @@ describe("an entry larger than the limit", () => {
   });
 });
 
+describe("an entry larger than the limit, in recorded deliveries", () => {
+  it("is reported the same by `webhooks`", async () => {
+    const file = join(dir, "deliveries.ndjson");
+    const big = JSON.stringify({ request: { method: "POST", url: "/hook", body: "x".repeat(3 * MIB) } });
+    writeFileSync(file, `${big}\n`);
+    process.env.IDV_CONFORMANCE_MAX_ENTRY_BYTES = String(2 * MIB);
+    const run = await runMain(["webhooks", file, "--format", "json"]);
+    expect(run.stderr).toBe("");
+    expect(run.status).toBe(0);
+    const entries = (JSON.parse(run.stdout) as { entries: EntryResult[] }).entries;
+    expect(entries.map((e) => [e.index, e.line, e.operationId, e.warnings.map((w) => w.message)])).toEqual([
+      [0, 1, null, [TOO_LARGE("2 MiB")]],
+    ]);
+  });
+});
+
 describe("--jobs", () => {
   it("is capped at the number of cores, said once on stderr, with the same report", async () => {
     const files = [0, 1, 2].map((i) => {
