@@ -20,7 +20,7 @@ const KNOWN = new Map([
   ["security", "Security"],
   ["proxy", "Proxy"],
   ["probe", "Probe and receiver"],
-  ["generators", "Generators"],
+  ["other-tools", "Other tools"],
   ["releasing", "Releasing"],
 ]);
 

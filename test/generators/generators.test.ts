@@ -3,7 +3,7 @@
  * the project's TypeScript (strict) accepts what they wrote. The generators need Node.js 22.18 or
  * newer, so they run on the Node 24 binary that test:node-lines caches; they are pinned by
  * test/generators/tools/package-lock.json and installed on first use into that cache. A missing
- * Node 24 or a failed install fails the test: nothing is skipped. docs/generators.md lists them.
+ * Node 24 or a failed install fails the test: nothing is skipped. docs/other-tools.md lists them.
  */
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
