@@ -1,6 +1,7 @@
 // What the proxy refuses of a request's head before forwarding anything: a request it could not pass
 // on as the client sent it gets a 4xx in the service's error shape, and the connection is closed.
-import type { IncomingMessage, Server } from "node:http";
+import { type IncomingMessage, type Server, STATUS_CODES } from "node:http";
+import type { Duplex } from "node:stream";
 import { plainFraming } from "./proxy-framing.js";
 
 /**
@@ -38,4 +39,25 @@ export function refusalOf(req: IncomingMessage): Refusal | undefined {
   if (!plainFraming(raw))
     return { status: 400, message: "The request's transfer coding is not one the proxy passes on." };
   return undefined;
+}
+
+/**
+ * Answer CONNECT with 405 in the service's error shape (`errorBody`), connection closed: the proxy
+ * forwards requests, it opens no tunnels, and Node would close the connection without a word.
+ */
+export function refuseTunnels(server: Server, errorBody: (status: number, message: string) => unknown): void {
+  if (server.listenerCount("connect") > 0) return;
+  server.on("connect", (_req: IncomingMessage, socket: Duplex) => {
+    socket.on("error", () => socket.destroy());
+    try {
+      const body = JSON.stringify(errorBody(405, "The proxy opens no tunnels: CONNECT is not allowed."));
+      socket.end(
+        `HTTP/1.1 405 ${STATUS_CODES[405]}\r\ncontent-type: application/json\r\n` +
+          `content-length: ${Buffer.byteLength(body)}\r\nallow: GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS\r\n` +
+          `connection: close\r\n\r\n${body}`,
+      );
+    } catch {
+      socket.destroy();
+    }
+  });
 }

@@ -17,7 +17,7 @@ import type { Exchange, HeaderMap } from "./exchange.js";
 import type { EntryResult } from "./findings.js";
 import type { ConformanceChecker } from "./open-checker.js";
 import { forwardable, plainFraming, sendable, upstreamRequestHeaders } from "./proxy-framing.js";
-import { countHeaders, refusalOf } from "./proxy-request-head.js";
+import { countHeaders, refusalOf, refuseTunnels } from "./proxy-request-head.js";
 import type { HarExchange } from "./proxy-har.js";
 
 /** Far above the largest upload the service takes (10 MB): bodies up to this are checked. */
@@ -329,6 +329,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   // An `Expect` other than 100-continue: Node would answer a bare 417 and keep reading the connection.
   if (server.listenerCount("checkExpectation") === 0)
     server.on("checkExpectation", (req, res) => server.emit("request", req, res));
+  refuseTunnels(server, (status, message) => proxyError(status, message, undefined));
   const listening: Listening = await listen(server, options.port ?? 4011, options.host ?? "127.0.0.1");
   return {
     url: listening.url,

@@ -70,6 +70,16 @@ describe.each([
   });
 });
 
+describe("CONNECT", () => {
+  it("gets 405 in the service's shape, the connection closed; Node closed it without a word", async () => {
+    const got = await send("CONNECT 127.0.0.1:80 HTTP/1.1\r\nHost: 127.0.0.1:80\r\n\r\n");
+    expect(got.seen).toEqual([]);
+    expect(got.statuses, got.raw).toEqual([405]);
+    expect(got.raw).toMatch(/\r\nconnection: close\r\n/i);
+    expect(body(got.raw)).toMatchObject({ error_code: "PROXY_REQUEST" });
+  });
+});
+
 describe("requests within the limits are forwarded whole", () => {
   it(`passes on ${MAX_REQUEST_HEADERS} headers, every one`, async () => {
     const got = await send(
