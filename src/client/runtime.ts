@@ -13,7 +13,7 @@ export function looksLikeBrowser(scope: object = globalThis): boolean {
 export function assertServerRuntime(runtime: "auto" | "server" | undefined): void {
   if (runtime === "server" || !looksLikeBrowser()) return;
   throw new Error(
-    'idv-contract: refusing to create a client with credentials in what looks like a browser (CRED_AT_RISK: ' +
+    "idv-contract: refusing to create a client with credentials in what looks like a browser (CRED_AT_RISK: " +
       'the keys would be rotated); on a server runtime, pass runtime: "server"',
   );
 }
