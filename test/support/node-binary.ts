@@ -6,7 +6,7 @@
 // package directly, from the same registry, so that no install script runs at all.
 import { createHash } from "node:crypto";
 import { execFileSync } from "node:child_process";
-import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { delimiter, dirname, join, resolve } from "node:path";
 import { fromRoot } from "../../scripts/lib/paths.js";
 
@@ -20,11 +20,49 @@ const platform = process.platform === "win32" ? "win" : process.platform;
 const prefix = process.platform === "darwin" && process.arch === "arm64" ? "node-bin" : "node";
 const platformPackage = `${prefix}-${platform}-${process.arch}`;
 
+/**
+ * Runs `install` while holding a lock next to `dir`, unless `done()` already holds: test files run in
+ * parallel and may ask for the same binary or tools at once. A lock older than 20 minutes is stale.
+ */
+function installOnce(dir: string, done: () => boolean, install: () => void): void {
+  if (done()) return;
+  mkdirSync(dirname(dir), { recursive: true });
+  const lock = `${dir}.lock`;
+  const started = Date.now();
+  for (;;) {
+    try {
+      mkdirSync(lock);
+      break;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+      const since = existsSync(lock) ? statSync(lock, { throwIfNoEntry: false })?.mtimeMs : undefined;
+      if (since !== undefined && Date.now() - since > 20 * 60_000)
+        rmSync(lock, { recursive: true, force: true });
+      if (Date.now() - started > 25 * 60_000)
+        throw new Error(`${lock} is held for more than 25 minutes`, { cause: error });
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1000);
+    }
+  }
+  try {
+    if (!done()) install();
+  } finally {
+    rmSync(lock, { recursive: true, force: true });
+  }
+}
+
 /** The path of one version's binary, installed from the npm registry when not cached yet. */
 export function nodeBinary(version: string): string {
   const dir = join(NODE_LINES_CACHE, version);
   const binary = join(dir, "node_modules", platformPackage, "bin", platform === "win" ? "node.exe" : "node");
-  if (existsSync(binary)) return binary;
+  installOnce(
+    dir,
+    () => existsSync(binary),
+    () => installNode(version, dir, binary),
+  );
+  return binary;
+}
+
+function installNode(version: string, dir: string, binary: string): void {
   mkdirSync(dir, { recursive: true });
   // A project of its own, so that npm never walks up to the repository's package.json.
   writeFileSync(join(dir, "package.json"), JSON.stringify({ name: `node-line-${version}`, private: true }));
@@ -43,7 +81,6 @@ export function nodeBinary(version: string): string {
     { stdio: "inherit" },
   );
   if (!existsSync(binary)) throw new Error(`${platformPackage}@${version} installed no binary at ${binary}`);
-  return binary;
 }
 
 /**
@@ -57,7 +94,22 @@ export function pinnedTools(lockDir: string, name: string, node?: string): strin
   const digest = createHash("sha256").update(lock).digest("hex").slice(0, 16);
   const dir = join(NODE_LINES_CACHE, "tools", `${name}-${digest}`);
   const done = join(dir, ".installed");
-  if (existsSync(done)) return dir;
+  installOnce(
+    dir,
+    () => existsSync(done),
+    () => installTools(lockDir, name, dir, done, digest, node),
+  );
+  return dir;
+}
+
+function installTools(
+  lockDir: string,
+  name: string,
+  dir: string,
+  done: string,
+  digest: string,
+  node?: string,
+): void {
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
   copyFileSync(join(lockDir, "package.json"), join(dir, "package.json"));
@@ -74,5 +126,4 @@ export function pinnedTools(lockDir: string, name: string, node?: string): strin
     },
   });
   writeFileSync(done, digest);
-  return dir;
 }
