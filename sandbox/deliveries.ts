@@ -153,6 +153,13 @@ class Waiting {
 export class DeliveryQueue {
   readonly receivers = new Map<string, Receiver>();
   readonly deliveries = new Map<string, Delivery>();
+  /**
+   * Kept deliveries in the order they were made, from `oldest` on (forgotten ones are skipped): the
+   * Map's own first entry is found by walking past the slots of every entry deleted before it, so
+   * asking it for its oldest cost a scan per delivery once many had been forgotten.
+   */
+  private order: Delivery[] = [];
+  private oldest = 0;
   /** Kept deliveries by subject, so that erasing a record's data costs no scan of every delivery. */
   private readonly bySubject = new Map<string, Set<Delivery>>();
   /** Per receiver: deliveries due and waiting, and attempts in flight. */
@@ -300,6 +307,7 @@ export class DeliveryQueue {
     for (const r of receivers) this.receivers.set(r.id, r);
     for (const d of deliveries) {
       this.deliveries.set(d.id, d);
+      this.order.push(d);
       this.index(d);
     }
     this.trim();
@@ -340,6 +348,7 @@ export class DeliveryQueue {
 
   private add(delivery: Delivery): Delivery {
     this.deliveries.set(delivery.id, delivery);
+    this.order.push(delivery);
     this.index(delivery);
     this.trim();
     this.options.clock.at(delivery.next_attempt_at ?? this.options.clock.now(), "delivery", delivery.id);
@@ -352,10 +361,14 @@ export class DeliveryQueue {
   private trim(): void {
     // The oldest first, pending or not: memory stays bounded even when a receiver never answers.
     // A forgotten delivery leaves its receiver's queue and the clock too, or they would grow without bound.
-    while (this.deliveries.size > this.maxKept) {
-      const oldest = this.deliveries.values().next().value;
-      if (oldest === undefined) break;
-      this.forget(oldest);
+    while (this.deliveries.size > this.maxKept && this.oldest < this.order.length) {
+      const oldest = this.order[this.oldest++] as Delivery;
+      if (this.deliveries.get(oldest.id) === oldest) this.forget(oldest);
+    }
+    // Drop the forgotten slots now and then, not on every delivery.
+    if (this.oldest > 4096 && this.oldest * 2 > this.order.length) {
+      this.order = this.order.slice(this.oldest);
+      this.oldest = 0;
     }
   }
 
