@@ -92,6 +92,7 @@ describe("Prism in front of the sandbox", () => {
     expect(judge.violations).toEqual([]);
     expect(judge.logged).toEqual([]);
     expect(judge.around).toEqual([]);
+    expect(judge.network()).toEqual([]);
     // Each operation was judged at least once.
     for (const o of ops)
       expect(

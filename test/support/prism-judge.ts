@@ -10,7 +10,11 @@
 // - members a closed schema forbids through `unevaluatedProperties: false`: Prism does not apply
 //   that keyword, so such a member passes (nothing to route around; the conformance suite checks it).
 import { type ChildProcess, spawn } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync } from "node:fs";
 import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { fromRoot } from "../../scripts/lib/paths.js";
 
 /** One violation Prism reported, with the exchange it was found in. */
@@ -30,6 +34,8 @@ export interface PrismJudge {
   violations: PrismViolation[];
   /** Prism's log lines that report a response violation (the same findings, as Prism logs them). */
   logged: string[];
+  /** Connections Prism tried to open to anything but loopback (each was refused). */
+  network: () => string[];
   /** Exchanges Prism judged. */
   judged: string[];
   /** Exchanges sent around Prism, with the reason. */
@@ -72,6 +78,7 @@ export async function startPrismJudge(upstream: string): Promise<PrismJudge> {
   const around: string[] = [];
   const log: string[] = [];
   const logged: string[] = [];
+  const networkLog = join(mkdtempSync(join(tmpdir(), "idv-prism-net-")), "attempts.log");
   const child: ChildProcess = spawn(
     fromRoot("node_modules/.bin/prism"),
     [
@@ -91,7 +98,16 @@ export async function startPrismJudge(upstream: string): Promise<PrismJudge> {
     ],
     {
       cwd: fromRoot(),
-      env: { ...process.env, NO_COLOR: "1", FORCE_COLOR: "0", DO_NOT_TRACK: "1", SCARF_ANALYTICS: "false" },
+      env: {
+        ...process.env,
+        NO_COLOR: "1",
+        FORCE_COLOR: "0",
+        DO_NOT_TRACK: "1",
+        SCARF_ANALYTICS: "false",
+        // Prism has no analytics of its own; the guard shows it reaches nothing but the upstream.
+        NO_NETWORK_LOG: networkLog,
+        NODE_OPTIONS: `--import ${pathToFileURL(fromRoot("test/support/no-network.mjs")).href}`,
+      },
       stdio: ["ignore", "pipe", "pipe"],
     },
   );
@@ -160,6 +176,8 @@ export async function startPrismJudge(upstream: string): Promise<PrismJudge> {
     fetch: judgingFetch as typeof fetch,
     violations,
     logged,
+    network: () =>
+      existsSync(networkLog) ? readFileSync(networkLog, "utf8").split("\n").filter(Boolean) : [],
     judged,
     around,
     close: () =>
