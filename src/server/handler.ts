@@ -181,8 +181,10 @@ function answerClientError(error: NodeJS.ErrnoException, socket: Duplex, options
         : "The request is not valid HTTP.";
   let body: string;
   try {
-    // A request whose headers arrived (then timed out in its body) has a path: its shape is known.
-    const pathname = inFlight?.req ? parseRequestTarget(inFlight.req.url)?.pathname : undefined;
+    // The refused request's line when its head failed; else the request whose headers arrived (then
+    // timed out in its body): either way the path, so its shape, is known.
+    const pathname =
+      refusedPath(error) ?? (inFlight?.req ? parseRequestTarget(inFlight.req.url)?.pathname : undefined);
     body = JSON.stringify(options.errorBody(status, message, pathname));
   } catch {
     body = JSON.stringify({ message });
@@ -191,6 +193,21 @@ function answerClientError(error: NodeJS.ErrnoException, socket: Duplex, options
     `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\ncontent-type: application/json\r\n` +
       `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
   );
+}
+
+/**
+ * The path of the request whose head the parser refused (both Content-Length and Transfer-Encoding,
+ * say), from the request line in the bytes it failed on, so its answer has the path's shape.
+ */
+function refusedPath(error: NodeJS.ErrnoException): string | undefined {
+  const { rawPacket, bytesParsed } = error as { rawPacket?: unknown; bytesParsed?: unknown };
+  if (!Buffer.isBuffer(rawPacket)) return undefined;
+  const end = typeof bytesParsed === "number" ? Math.min(bytesParsed + 1, rawPacket.length) : undefined;
+  const text = rawPacket.toString("latin1", 0, end);
+  let target: string | undefined;
+  // The last request line before the failure: an earlier one in the same bytes is another request's.
+  for (const line of text.matchAll(/(?:^|\r\n)[A-Z]+ (\S+) HTTP\/1\.[01]\r\n/g)) target = line[1];
+  return target === undefined ? undefined : parseRequestTarget(target)?.pathname;
 }
 
 /** An HTTP server whose handler is wrapped by `safeHandler` and whose parser errors are answered. */
