@@ -41,9 +41,11 @@ describe("Prism in front of the sandbox", () => {
   it("judges the end-to-end flow: no violation", async () => {
     // The example starts its own sandbox; its contract calls reach it through a Prism started for it.
     let e2eJudge: PrismJudge | undefined;
+    let starting: Promise<PrismJudge> | undefined;
     const viaPrism = async (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
       const request = new Request(input, init);
-      e2eJudge ??= await startPrismJudge(new URL(request.url).origin);
+      starting ??= startPrismJudge(new URL(request.url).origin);
+      e2eJudge = await starting;
       return e2eJudge.fetch(request);
     };
     try {
