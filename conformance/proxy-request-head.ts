@@ -1,44 +1,20 @@
-// What the proxy refuses of a request's head before forwarding anything: a request it could not pass
-// on as the client sent it gets a 4xx in the service's error shape, and the connection is closed.
+// What the proxy refuses of a request beyond what every server refuses (src/server's headRefusal: no
+// Host or two, over 1,000 headers, an Expect other than 100-continue): a framing it cannot pass on,
+// and CONNECT. Each gets a 4xx in the service's error shape, and the connection is closed.
 import { type IncomingMessage, type Server, STATUS_CODES } from "node:http";
 import type { Duplex } from "node:stream";
+import { HttpError } from "../src/server/index.js";
 import { plainFraming } from "./proxy-framing.js";
 
 /**
- * Request headers the proxy reads. Node keeps 1,000 by default and drops the rest without a word, so
- * the proxy's server keeps one more (see `countHeaders`) to tell a request that had more.
+ * Throws an HttpError (400, connection closed) when the request's framing cannot be passed on: a
+ * Transfer-Encoding other than `chunked` alone would reach the service with a coding named nowhere.
  */
-export const MAX_REQUEST_HEADERS = 1000;
-
-/** A refusal: the status and the message the client gets. */
-export interface Refusal {
-  status: number;
-  message: string;
-}
-
-/** Let the proxy's handler see what Node would refuse or drop with a bare answer of its own. */
-export function countHeaders(server: Server): void {
-  server.maxHeadersCount = MAX_REQUEST_HEADERS + 1;
-  // Node answers a missing Host with a bare 400 before any handler runs; `refusalOf` answers it instead.
-  (server as Server & { requireHostHeader: boolean }).requireHostHeader = false;
-}
-
-/** Why the proxy will not forward this request, or undefined when it will. */
-export function refusalOf(req: IncomingMessage): Refusal | undefined {
-  const raw = req.rawHeaders;
-  if (raw.length / 2 > MAX_REQUEST_HEADERS)
-    return { status: 431, message: `The request has more than ${MAX_REQUEST_HEADERS} headers.` };
-  let hosts = 0;
-  for (let i = 0; i < raw.length; i += 2) if (raw[i]?.toLowerCase() === "host") hosts++;
-  // RFC 9112 §3.2: an HTTP/1.1 request with no Host, or more than one, is answered 400.
-  if (hosts > 1 || (hosts === 0 && req.httpVersion === "1.1"))
-    return { status: 400, message: "The request must have one Host header." };
-  const expect = req.headers.expect;
-  if (expect !== undefined && expect.trim().toLowerCase() !== "100-continue")
-    return { status: 417, message: "The only expectation the proxy meets is 100-continue." };
-  if (!plainFraming(raw))
-    return { status: 400, message: "The request's transfer coding is not one the proxy passes on." };
-  return undefined;
+export function refuseFraming(req: IncomingMessage): void {
+  if (!plainFraming(req.rawHeaders))
+    throw new HttpError(400, "The request's transfer coding is not one the proxy passes on.", {
+      connection: "close",
+    });
 }
 
 /**

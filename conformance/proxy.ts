@@ -17,7 +17,7 @@ import type { Exchange, HeaderMap } from "./exchange.js";
 import type { EntryResult } from "./findings.js";
 import type { ConformanceChecker } from "./open-checker.js";
 import { forwardable, plainFraming, sendable, upstreamRequestHeaders } from "./proxy-framing.js";
-import { countHeaders, refusalOf, refuseTunnels } from "./proxy-request-head.js";
+import { refuseFraming, refuseTunnels } from "./proxy-request-head.js";
 import type { HarExchange } from "./proxy-har.js";
 
 /** Far above the largest upload the service takes (10 MB): bodies up to this are checked. */
@@ -123,31 +123,13 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   const send = upstream.protocol === "https:" ? httpsRequest : httpRequest;
   const basePath = upstream.pathname.replace(/\/$/, "");
   let index = 0;
-  // Connections on which a request was refused: they close after that answer.
-  const refused = new WeakSet<object>();
   // Exchanges under way: closing waits for their verdicts, so none is lost from the summary.
   const inFlight = new Set<Promise<void>>();
 
   function handle(req: IncomingMessage, res: ServerResponse, target: RequestTarget): Promise<void> | void {
-    // A request read after one refused on its connection (pipelined) is not forwarded: the
-    // connection closes once the refusal is sent, so its answer could never reach the client.
-    if (refused.has(req.socket)) {
-      req.resume();
-      return;
-    }
-    const refusal = refusalOf(req);
-    if (refusal) {
-      refused.add(req.socket);
-      // Nothing of it reaches the service; the connection ends, so no unread body is taken for a request.
-      const body = JSON.stringify(proxyError(refusal.status, refusal.message, target.pathname));
-      res.writeHead(refusal.status, {
-        "content-type": "application/json",
-        "content-length": Buffer.byteLength(body),
-        connection: "close",
-      });
-      res.end(body);
-      return;
-    }
+    // Nothing of a refused request reaches the service; the safe handler answers it and closes the
+    // connection, so no unread body is taken for a request, and none pipelined after it is handled.
+    refuseFraming(req);
     let settle = (): void => undefined;
     const done = new Promise<void>((resolve) => (settle = resolve));
     inFlight.add(done);
@@ -325,10 +307,6 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   // No deadline for a whole request: one held while the recording catches up, or an upload paced by
   // a slow service, must not be cut off and lost.
   const server = createSafeServer(handle, { errorBody: proxyError, requestTimeoutMs: 0 });
-  countHeaders(server);
-  // An `Expect` other than 100-continue: Node would answer a bare 417 and keep reading the connection.
-  if (server.listenerCount("checkExpectation") === 0)
-    server.on("checkExpectation", (req, res) => server.emit("request", req, res));
   refuseTunnels(server, (status, message) => proxyError(status, message, undefined));
   const listening: Listening = await listen(server, options.port ?? 4011, options.host ?? "127.0.0.1");
   return {

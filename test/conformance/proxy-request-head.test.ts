@@ -1,11 +1,13 @@
 // Requests the proxy refuses for their head, in the service's error shape (A on manual verification,
 // B elsewhere) and with the connection closed: no Host, two Hosts, more than 1,000 headers (Node kept
 // the first 1,000 and dropped the rest without a word, a Host among them), an expectation other than
-// 100-continue (Node answered a bare 417 and kept the connection). None reaches the service.
+// 100-continue (Node answered a bare 417 and kept the connection), CONNECT (Node closed the
+// connection without a word). None reaches the service, nor does a request pipelined after it. The
+// first four are refused by the servers' shared plumbing (src/server's headRefusal), CONNECT by the proxy.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ConformanceChecker } from "../../conformance/open-checker.js";
 import { type RunningProxy, startProxy } from "../../conformance/proxy.js";
-import { MAX_REQUEST_HEADERS } from "../../conformance/proxy-request-head.js";
+import { MAX_REQUEST_HEADERS } from "../../src/server/index.js";
 import { sendRaw } from "../support/hostile.js";
 import { answerStatuses, startRawUpstream } from "./support/raw-upstream.js";
 
