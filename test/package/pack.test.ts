@@ -1,5 +1,5 @@
 // Packs the package, installs the tarball into a fresh project and uses it as an integrator would.
-import { execFileSync, spawnSync } from "node:child_process";
+import { execFileSync, spawn, spawnSync } from "node:child_process";
 import { createHmac } from "node:crypto";
 import {
   copyFileSync,
@@ -9,9 +9,11 @@ import {
   readdirSync,
   readFileSync,
   rmSync,
+  statSync,
   symlinkSync,
   writeFileSync,
 } from "node:fs";
+import { type AddressInfo, createServer as createNetServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -20,12 +22,23 @@ import { QUIET_ENV } from "../../scripts/lib/run-tool.js";
 
 const dir = mkdtempSync(join(tmpdir(), "idv-pack-"));
 const app = join(dir, "app");
+const integrator = join(dir, "integrator");
 // A copy of what npm packs, so that the README swap runs as in prepack/postpack without touching the
 // repository's own README (which other tests read while this one runs).
 const stage = join(dir, "stage");
 let packedFiles: string[] = [];
 let stagedReadmeAfterPack = "";
 const manifest = JSON.parse(readFileSync(fromRoot("package.json"), "utf8"));
+let tarballBytes = 0;
+/** The version the repository pins for a development dependency (exact, as every pin here). */
+const devVersion = (name: string): string => manifest.devDependencies[name];
+/** The README's receiver (its `<!-- receiver -->` block), as an integrator copies it. */
+function readmeReceiver(): string {
+  const readme = readFileSync(fromRoot("README.md"), "utf8");
+  const block = /<!-- receiver -->\n```ts\n([\s\S]*?)\n```/.exec(readme)?.[1];
+  if (!block) throw new Error("README.md has no <!-- receiver --> block");
+  return `${block}\n`;
+}
 const swapReadme = (step: "in" | "out") =>
   execFileSync(
     process.execPath,
@@ -60,8 +73,32 @@ beforeAll(() => {
     join(app, "package.json"),
     JSON.stringify({ name: "consumer", private: true, type: "module" }),
   );
+  tarballBytes = statSync(join(dir, tarball)).size;
   // The dependencies come from the npm cache the repository was installed from when it has them.
   npm(["install", "--prefer-offline", "--ignore-scripts", join(dir, tarball)], app);
+  // An integrator's repository: the package and, from the registry only, its test runner and Prism.
+  mkdirSync(join(integrator, "test"), { recursive: true });
+  writeFileSync(
+    join(integrator, "package.json"),
+    JSON.stringify({ name: "integrator", private: true, type: "module" }),
+  );
+  npm(
+    [
+      "install",
+      "--prefer-offline",
+      "--ignore-scripts",
+      join(dir, tarball),
+      `vitest@${devVersion("vitest")}`,
+      `@stoplight/prism-cli@${devVersion("@stoplight/prism-cli")}`,
+    ],
+    integrator,
+  );
+  for (const file of ["vitest.config.ts", "global-setup.ts", "flow.test.ts"])
+    copyFileSync(
+      fromRoot("test/package/fixtures/integration", `${file}.txt`),
+      join(integrator, "test", file),
+    );
+  writeFileSync(join(integrator, "test", "receiver.ts"), readmeReceiver());
   symlinkSync(fromRoot("node_modules/typescript"), join(app, "node_modules/typescript"), "dir");
   // For the consumer that takes the fetch API's types from Node.js's rather than from the DOM library.
   mkdirSync(join(app, "node_modules/@types"), { recursive: true });
@@ -105,7 +142,7 @@ beforeAll(() => {
     const source = fromRoot("test/package/fixtures", file.endsWith(".ts") ? `${file}.txt` : file);
     copyFileSync(source, join(app, file));
   }
-}, 120_000);
+}, 240_000);
 
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -232,4 +269,116 @@ describe("the package's types", () => {
       .filter((line) => / error TS/.test(line) && !/TS2304|TS7017/.test(line));
     expect(other).toEqual([]);
   });
+});
+
+/** A port free now (the system's pick), for a tool that cannot be told to pick one itself. */
+const freePort = () =>
+  new Promise<number>((resolve, reject) => {
+    const probe = createNetServer();
+    probe.once("error", reject);
+    probe.listen(0, "127.0.0.1", () => {
+      const { port } = probe.address() as AddressInfo;
+      probe.close(() => resolve(port));
+    });
+  });
+
+/**
+ * Start a command of the integrator's project (`npx …`, as an integrator types it); resolves once its
+ * output matches `ready` (or it exits), with what it printed and a stop that SIGTERMs it.
+ */
+async function startInApp(command: string[], ready: RegExp) {
+  const child = spawn("npx", ["--no-install", ...command], {
+    cwd: integrator,
+    env: QUIET_ENV,
+    stdio: ["ignore", "pipe", "pipe"],
+    // A process group of its own, stopped as a terminal's Ctrl+C or a CI job's end stops one: npx
+    // does not pass a signal sent to it alone on to the command it runs.
+    detached: true,
+  });
+  let out = "";
+  child.stdout.on("data", (c: Buffer) => (out += c.toString()));
+  child.stderr.on("data", (c: Buffer) => (out += c.toString()));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once("exit", (code, signal) => resolve({ code, signal })),
+  );
+  const deadline = Date.now() + 60_000;
+  while (!ready.test(out) && child.exitCode === null && Date.now() < deadline)
+    await new Promise((r) => setTimeout(r, 50));
+  return {
+    out: () => out,
+    stop: async () => {
+      if (child.exitCode === null && child.pid !== undefined) process.kill(-child.pid, "SIGTERM");
+      return exited;
+    },
+  };
+}
+
+describe("the sandbox in an integrator's repository", () => {
+  it("ships what the sandbox needs, and no test or benchmark", () => {
+    expect(manifest.bin["idv-sandbox"]).toBe("dist/sandbox/cli.js");
+    for (const file of [
+      "dist/sandbox/cli.js",
+      "dist/sandbox/start-sandbox.js",
+      "dist/src/server/check-request.js",
+    ])
+      expect(packedFiles).toContain(file);
+    expect(packedFiles.filter((f) => /^(test|bench|dist\/mock)\/|serve-with-docs/.test(f))).toEqual([]);
+    // Beside today's (366,065 bytes before the sandbox shipped): printed, not asserted.
+    console.log(`tarball: ${tarballBytes} bytes, ${packedFiles.length} files`);
+  });
+
+  it("npx idv-sandbox --port 0 --json: a first line a script reads, answering there; SIGTERM exits 0", async () => {
+    const sandbox = await startInApp(["idv-sandbox", "--port", "0", "--json"], /listening on/);
+    const first = JSON.parse(sandbox.out().split("\n")[0] ?? "");
+    const clock = await fetch(`${first.control}/clock`);
+    expect(clock.status).toBe(200);
+    const signed = await fetch(`${first.url}/api/v2/send_text`, {
+      method: "POST",
+      headers: { "svc-api-key": first.key, "svc-secret": first.secret, "content-type": "application/json" },
+      body: JSON.stringify({ reference: "r-1" }),
+    });
+    expect(signed.status).toBe(200);
+    // The sandbox closes its port and exits 0; npx, signalled too, ends with it.
+    expect([
+      { code: 0, signal: null },
+      { code: null, signal: "SIGTERM" },
+    ]).toContainEqual(await sandbox.stop());
+    await expect(fetch(`${first.control}/clock`)).rejects.toThrow();
+  }, 90_000);
+
+  it("runs an integrator's vitest suite whose globalSetup calls startSandbox(): the main flow passes", () => {
+    const run = spawnSync("npx", ["--no-install", "vitest", "run", "--root", "test"], {
+      cwd: integrator,
+      env: { ...QUIET_ENV, CI: "1" },
+      encoding: "utf8",
+      timeout: 120_000,
+    });
+    expect(run.status, run.stdout + run.stderr).toBe(0);
+    expect(run.stdout).toMatch(/1 passed/);
+  }, 150_000);
+
+  it("npx prism mock on the packaged contract answers the contract's examples (the canned mock)", async () => {
+    const port = await freePort();
+    const prism = await startInApp(
+      [
+        "prism",
+        "mock",
+        "-h",
+        "127.0.0.1",
+        "-p",
+        String(port),
+        "node_modules/idv-contract/generated/openapi.json",
+      ],
+      /listening on/i,
+    );
+    try {
+      const answer = await fetch(`http://127.0.0.1:${port}/api/v4/outsource_cases/1042`, {
+        headers: { "svc-api-key": "k", "svc-date": "d", "svc-signature": "s" },
+      });
+      expect(answer.status, prism.out()).toBe(200);
+      expect(await answer.json()).toHaveProperty("metadata");
+    } finally {
+      await prism.stop();
+    }
+  }, 90_000);
 });
