@@ -77,13 +77,13 @@ function operationIds(): string[] {
   );
 }
 
-const orvalConfig = (out: string): string => {
+const orvalConfig = (out: string, bundle = BUNDLE): string => {
   const file = join(out, "orval.config.cjs");
   writeFileSync(
     file,
     `module.exports = ${JSON.stringify({
       idv: {
-        input: { target: BUNDLE },
+        input: { target: bundle },
         output: { target: join(out, "client.ts"), client: "fetch", mode: "single", prettier: false },
       },
     })};\n`,
@@ -130,6 +130,23 @@ describe("clients generated from the bundle by other generators", () => {
       expect(check.output).toBe("");
       expect(check.status).toBe(0);
     });
+
+  it("orval 7 could not type the rows as additionalProperties described them (TS2411): the reason for patternProperties", () => {
+    const out = mkdtempSync(join(work, "orval-7-before-"));
+    const before = JSON.parse(readFileSync(BUNDLE, "utf8")) as {
+      components: { schemas: Record<string, { properties: { rows: { items: Record<string, unknown> } } }> };
+    };
+    const items = before.components.schemas.DataSources?.properties.rows.items;
+    if (!items) throw new Error("no DataSources rows in the bundle");
+    delete items.patternProperties;
+    items.additionalProperties = { anyOf: [{ $ref: "#/components/schemas/MatchResult" }, { type: "null" }] };
+    const bundle = join(out, "openapi-before.json");
+    writeFileSync(bundle, JSON.stringify(before));
+    const run = runPinned(node, bin("orval-7", "orval"), ["--config", orvalConfig(out, bundle)]);
+    expect(run.status, run.stderr).toBe(0);
+    const check = typeCheck(out);
+    expect(check.output).toMatch(/TS2411: Property 'summary_of_data_sources_searched'/);
+  });
 
   it("the type check can fail: a property that does not fit an index signature is TS2411", () => {
     const out = mkdtempSync(join(work, "broken-"));

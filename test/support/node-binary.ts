@@ -123,6 +123,7 @@ function installTools(
       SCARF_ANALYTICS: "false",
       DO_NOT_TRACK: "1",
       NO_UPDATE_NOTIFIER: "1",
+      npm_config_update_notifier: "false",
     },
   });
   writeFileSync(done, digest);
