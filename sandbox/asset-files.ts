@@ -1,6 +1,7 @@
 // The bytes of files uploaded to EDD cases, so that an asset's download_url answers with them. Held in
 // memory within a byte budget, oldest first out; never written to the --state file (an upload is
 // a developer's test file, and the state file stays small).
+import type { ByteBudget } from "./byte-budget.js";
 
 /** The bytes kept across all uploads; past it the oldest files are dropped. */
 export const MAX_ASSET_FILE_BYTES = 32 * 1024 * 1024;
@@ -12,13 +13,30 @@ export interface AssetFile {
   fileName: string;
 }
 
-/** Uploaded files by asset id, in upload order, within MAX_ASSET_FILE_BYTES. */
+/** Uploaded files by asset id, in upload order, within MAX_ASSET_FILE_BYTES and the sandbox's byte budget. */
 export class AssetFiles {
   // A Map keeps insertion order: its first key is the oldest upload.
   private readonly files = new Map<number, AssetFile>();
+  /** Each file's place among everything the sandbox keeps. */
+  private readonly seqs = new Map<number, number>();
   private bytes = 0;
 
-  constructor(private readonly budget = MAX_ASSET_FILE_BYTES) {}
+  constructor(
+    private readonly budget = MAX_ASSET_FILE_BYTES,
+    /** The byte budget the files share with the rest of the sandbox (none by default). */
+    private readonly shared?: ByteBudget,
+  ) {
+    shared?.register({
+      oldestSeq: () => {
+        const oldest = this.files.keys().next().value;
+        return oldest === undefined ? undefined : this.seqs.get(oldest);
+      },
+      forgetOldest: () => {
+        const oldest = this.files.keys().next().value;
+        if (oldest !== undefined) this.drop(oldest);
+      },
+    });
+  }
 
   /** Keep a copy of an upload's bytes (the request's buffer is not held); false when it alone exceeds the budget. */
   put(assetId: number, bytes: Uint8Array, contentType: string | undefined, fileName: string): boolean {
@@ -29,11 +47,16 @@ export class AssetFiles {
       fileName,
     });
     this.bytes += bytes.byteLength;
+    if (this.shared) {
+      this.seqs.set(assetId, this.shared.next());
+      this.shared.charge(bytes.byteLength);
+    }
     while (this.bytes > this.budget) {
       const oldest = this.files.keys().next().value;
       if (oldest === undefined) break;
       this.drop(oldest);
     }
+    this.shared?.enforce();
     return true;
   }
 
@@ -46,6 +69,8 @@ export class AssetFiles {
     const file = this.files.get(assetId);
     if (!file) return;
     this.bytes -= file.bytes.byteLength;
+    this.shared?.charge(-file.bytes.byteLength);
+    this.seqs.delete(assetId);
     this.files.delete(assetId);
   }
 

@@ -55,6 +55,8 @@ export interface BiometricContext {
   changed(): void;
   /** Erase the personal data from the kept deliveries about a verification (it was archived). */
   eraseDeliveries(transactionId: string): void;
+  /** The record grew or shrank (an event added): counted again against the byte budget. */
+  resized(record: BiometricRecord): void;
 }
 
 /**
@@ -387,6 +389,7 @@ export class BiometricLifecycle {
     if (record.events.length > MAX_EVENTS_KEPT)
       record.events.splice(0, record.events.length - MAX_EVENTS_KEPT);
     this.ctx.emit(record, event, verification, message);
+    this.ctx.resized(record);
     this.ctx.changed();
   }
 

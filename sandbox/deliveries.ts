@@ -3,6 +3,7 @@
 // about 5 hours after the first, on the virtual clock. Attempts run off the request path, each with a
 // deadline, a few at a time per receiver: a slow or dead receiver never slows the API or the others.
 import { randomBytes, randomUUID } from "node:crypto";
+import { ByteBudget, jsonBytes, TIMER_BYTES } from "./byte-budget.js";
 import type { VirtualClock } from "./clock.js";
 import { MAX_ANSWER_BYTES, type PostInFlight, postOnce } from "./delivery-post.js";
 
@@ -57,6 +58,9 @@ export interface Delivery {
   erased?: "resendable" | "withheld";
 }
 
+/** What one attempt adds to a delivery's JSON at most (`{"at":…,"status":…,"error":…,"duration_ms":…}`). */
+const ATTEMPT_BYTES = 128;
+
 /** Retries after the first attempt. */
 export const MAX_RETRIES = 8;
 /** The first retry's delay; each next one doubles: 70 s … 8960 s, the last 4 h 57 min 30 s after the first try. */
@@ -76,6 +80,8 @@ export interface DeliveryOptions {
   changed?: () => void;
   /** Deliveries kept at most (10,000 by default). */
   maxKept?: number;
+  /** The byte budget deliveries share with the rest of the sandbox (one of their own, unbounded, by default). */
+  budget?: ByteBudget;
   /** Called with each delivery as it is made (tests record them for the conformance checker). */
   observe?: (delivery: Delivery, receiver: Receiver) => void;
 }
@@ -158,8 +164,11 @@ export class DeliveryQueue {
    * Map's own first entry is found by walking past the slots of every entry deleted before it, so
    * asking it for its oldest cost a scan per delivery once many had been forgotten.
    */
-  private order: Delivery[] = [];
+  private order: (Delivery | undefined)[] = [];
   private oldest = 0;
+  /** Each kept delivery's place among everything kept, and the bytes it is counted as. */
+  private readonly counted = new Map<Delivery, { seq: number; bytes: number }>();
+  private readonly budget: ByteBudget;
   /** Kept deliveries by subject, so that erasing a record's data costs no scan of every delivery. */
   private readonly bySubject = new Map<string, Set<Delivery>>();
   /** Per receiver: deliveries due and waiting, and attempts in flight. */
@@ -173,6 +182,26 @@ export class DeliveryQueue {
   constructor(private readonly options: DeliveryOptions) {
     this.timeoutMs = options.timeoutMs ?? 10_000;
     this.maxKept = options.maxKept ?? MAX_KEPT;
+    this.budget = options.budget ?? new ByteBudget(Infinity);
+    this.budget.register({
+      oldestSeq: () => {
+        const oldest = this.order[this.oldest];
+        return oldest ? this.counted.get(oldest)?.seq : undefined;
+      },
+      forgetOldest: () => this.forgetOldest(),
+    });
+  }
+
+  /**
+   * Count a delivery against the byte budget as its JSON, the attempts it may still record and its
+   * timer: what the state file holds of it at most.
+   */
+  private count(delivery: Delivery): void {
+    const bytes =
+      jsonBytes(delivery) + (MAX_RETRIES + 1 - delivery.attempts.length) * ATTEMPT_BYTES + TIMER_BYTES;
+    const known = this.counted.get(delivery);
+    this.budget.charge(bytes - (known?.bytes ?? 0));
+    this.counted.set(delivery, { seq: known?.seq ?? this.budget.next(), bytes });
   }
 
   /** Deliveries due and waiting for a free attempt, all receivers together. */
@@ -248,6 +277,7 @@ export class DeliveryQueue {
       payload.verification = null;
       delivery.body = JSON.stringify(payload);
       delivery.erased = hadResult ? "withheld" : "resendable";
+      this.count(delivery);
       if (hadResult && delivery.status === "pending") {
         this.waiting.get(delivery.receiver_id)?.delete(delivery);
         this.options.clock.cancel("delivery", delivery.id);
@@ -309,8 +339,10 @@ export class DeliveryQueue {
       this.deliveries.set(d.id, d);
       this.order.push(d);
       this.index(d);
+      this.count(d);
     }
     this.trim();
+    this.budget.enforce();
   }
 
   /** Abort attempts in flight and stop sending. */
@@ -350,8 +382,10 @@ export class DeliveryQueue {
     this.deliveries.set(delivery.id, delivery);
     this.order.push(delivery);
     this.index(delivery);
-    this.trim();
+    this.count(delivery);
     this.options.clock.at(delivery.next_attempt_at ?? this.options.clock.now(), "delivery", delivery.id);
+    this.trim();
+    this.budget.enforce();
     const receiver = this.receivers.get(delivery.receiver_id);
     if (receiver) this.options.observe?.(delivery, receiver);
     this.options.changed?.();
@@ -361,10 +395,7 @@ export class DeliveryQueue {
   private trim(): void {
     // The oldest first, pending or not: memory stays bounded even when a receiver never answers.
     // A forgotten delivery leaves its receiver's queue and the clock too, or they would grow without bound.
-    while (this.deliveries.size > this.maxKept && this.oldest < this.order.length) {
-      const oldest = this.order[this.oldest++] as Delivery;
-      if (this.deliveries.get(oldest.id) === oldest) this.forget(oldest);
-    }
+    while (this.deliveries.size > this.maxKept && this.oldest < this.order.length) this.forgetOldest();
     // Drop the forgotten slots now and then, not on every delivery.
     if (this.oldest > 4096 && this.oldest * 2 > this.order.length) {
       this.order = this.order.slice(this.oldest);
@@ -372,8 +403,17 @@ export class DeliveryQueue {
     }
   }
 
+  /** Forget the oldest kept delivery; its slot is emptied at once, so that its body is not held. */
+  private forgetOldest(): void {
+    const oldest = this.order[this.oldest];
+    this.order[this.oldest++] = undefined;
+    if (oldest && this.deliveries.get(oldest.id) === oldest) this.forget(oldest);
+  }
+
   private forget(delivery: Delivery): void {
     this.deliveries.delete(delivery.id);
+    this.budget.charge(-(this.counted.get(delivery)?.bytes ?? 0));
+    this.counted.delete(delivery);
     const same = this.bySubject.get(delivery.subject);
     same?.delete(delivery);
     if (same?.size === 0) this.bySubject.delete(delivery.subject);

@@ -5,6 +5,7 @@ import type { components } from "../generated/sandbox-control-types.js";
 import { parseWebhook } from "../src/webhooks/index.js";
 import { AssetFiles } from "./asset-files.js";
 import { BiometricLifecycle, type BiometricRecord, TIMERS } from "./biometric.js";
+import { ByteBudget, jsonBytes, MAX_KEPT_BYTES, TIMER_BYTES } from "./byte-budget.js";
 import { type Timer, VirtualClock } from "./clock.js";
 import type { Credentials } from "./credentials.js";
 import { type Channel, DeliveryQueue, type Delivery, type Receiver } from "./deliveries.js";
@@ -27,6 +28,8 @@ export interface SandboxOptions {
   changed?: () => void;
   /** Records kept at most (MAX_RECORDS by default; tests make it small). */
   maxRecords?: number;
+  /** Bytes kept at most, everything together (MAX_KEPT_BYTES by default; tests make it small). */
+  maxKeptBytes?: number;
   /** Told when a delivery the sandbox built breaks the AsyncAPI contract (a sandbox defect). */
   contractViolation?: (what: string) => void;
 }
@@ -37,14 +40,16 @@ export type WorkflowCase = components["schemas"]["WorkflowCase"];
 /** Records kept at most, all products together; the oldest go first. */
 export const MAX_RECORDS = 100_000;
 
-/** A kept record: where it lives and the bytes it is counted as. */
+/** A kept record: where it lives, the bytes it is counted as, and its place among everything kept. */
 interface KeptEntry {
   map: Map<unknown, unknown>;
   key: unknown;
   bytes: number;
+  seq: number;
 }
-/** Request bytes the kept records may hold, all together; the oldest go first. */
-export const MAX_RECORD_BYTES = 64 * 1024 * 1024;
+
+/** Timers a verification holds at once at most (lifespan, a journey step or retry, the pending window, the archive). */
+const BIOMETRIC_TIMERS = 4;
 
 export class Sandbox {
   readonly clock: VirtualClock;
@@ -56,8 +61,10 @@ export class Sandbox {
   readonly property = new Map<number, PropertyRecord>();
   readonly kyb = new Map<number, KybRecord>();
   readonly edd = new Map<number, Json>();
+  /** The one byte budget of records, deliveries, uploads and their timers. */
+  readonly budget: ByteBudget;
   /** The bytes of EDD uploads, for their assets' download_url. */
-  readonly assetFiles = new AssetFiles();
+  readonly assetFiles: AssetFiles;
   readonly workflow = new Map<number, WorkflowCase>();
   /** The last id handed out per kind of record. */
   readonly ids = new Map<string, number>();
@@ -74,8 +81,15 @@ export class Sandbox {
   constructor(private readonly options: SandboxOptions) {
     this.credentials = options.credentials;
     this.clock = new VirtualClock(options.realNow);
+    this.budget = new ByteBudget(options.maxKeptBytes ?? MAX_KEPT_BYTES);
+    this.budget.register({
+      oldestSeq: () => this.kept[this.keptHead]?.seq,
+      forgetOldest: () => this.forgetOldestRecord(),
+    });
+    this.assetFiles = new AssetFiles(undefined, this.budget);
     this.queue = new DeliveryQueue({
       clock: this.clock,
+      budget: this.budget,
       ...(options.deliveryTimeoutMs === undefined ? {} : { timeoutMs: options.deliveryTimeoutMs }),
       changed: () => this.changed(),
       ...(options.observeDelivery ? { observe: options.observeDelivery } : {}),
@@ -91,6 +105,11 @@ export class Sandbox {
         baseUrl: () => this.baseUrl,
         changed: () => this.changed(),
         eraseDeliveries: (id) => this.queue.erase(id),
+        resized: (record) => {
+          // Counted again as it now is (an event added), if it is kept already.
+          if (this.keptEntries.get(this.biometric.records)?.has(record.transaction_id))
+            this.keep(this.biometric.records, record.transaction_id, record);
+        },
       },
       options.journeyDelayMs ?? 2000,
     );
@@ -105,34 +124,32 @@ export class Sandbox {
   }
 
   /**
-   * Keep a record in its map, within the budget: past MAX_RECORDS records or MAX_RECORD_BYTES of
-   * request bytes, the oldest records are forgotten (they answer 404 from then on). A record kept
-   * again (an edit) keeps its place in that order and is counted as `bytes` from then on.
+   * Keep a record in its map, within the budgets: past MAX_RECORDS records, or past the byte budget
+   * of everything kept, the oldest are forgotten (they answer 404 from then on). A record is
+   * counted as the bytes of its JSON (what the --state file holds of it) and of the timers it may
+   * hold; one kept again (edited, or an upload added) keeps its place and is counted as it now is.
+   * Callers may still pass the request's size: what counts is what is kept.
    */
-  keep<K, V>(map: Map<K, V>, key: K, value: V, bytes: number): void {
+  keep<K, V>(map: Map<K, V>, key: K, value: V, _requestBytes?: number): void {
     map.set(key, value);
     const entries = this.keptEntries.get(map) ?? new Map<unknown, KeptEntry>();
     this.keptEntries.set(map, entries);
+    const bytes =
+      jsonBytes(value) +
+      ((map as Map<unknown, unknown>) === this.biometric.records ? BIOMETRIC_TIMERS * TIMER_BYTES : 0);
     const known = entries.get(key);
     if (known) {
-      this.keptBytes += bytes - known.bytes;
+      this.budget.charge(bytes - known.bytes);
       known.bytes = bytes;
     } else {
-      const entry: KeptEntry = { map: map as Map<unknown, unknown>, key, bytes };
+      const entry: KeptEntry = { map: map as Map<unknown, unknown>, key, bytes, seq: this.budget.next() };
       this.kept.push(entry);
       entries.set(key, entry);
-      this.keptBytes += bytes;
+      this.budget.charge(bytes);
     }
     const maxRecords = this.options.maxRecords ?? MAX_RECORDS;
-    while (this.kept.length - this.keptHead > maxRecords || this.keptBytes > MAX_RECORD_BYTES) {
-      const old = this.kept[this.keptHead++];
-      if (!old) break;
-      old.map.delete(old.key);
-      this.keptEntries.get(old.map)?.delete(old.key);
-      // A forgotten verification's timers go with it: the clock holds no more than the records do.
-      if (old.map === this.biometric.records) this.biometric.forgetTimers(String(old.key));
-      this.keptBytes -= old.bytes;
-    }
+    while (this.kept.length - this.keptHead > maxRecords) this.forgetOldestRecord();
+    this.budget.enforce();
     // Drop the forgotten entries' slots now and then, not on every record.
     if (this.keptHead > 4096 && this.keptHead * 2 > this.kept.length) {
       this.kept.splice(0, this.keptHead);
@@ -140,9 +157,21 @@ export class Sandbox {
     }
   }
 
-  /** Bytes the kept records are counted as, against MAX_RECORD_BYTES. */
+  /** Forget the oldest kept record, and its timers with it: the clock holds no more than the records do. */
+  private forgetOldestRecord(): void {
+    const old = this.kept[this.keptHead++];
+    if (!old) return;
+    old.map.delete(old.key);
+    this.keptEntries.get(old.map)?.delete(old.key);
+    if (old.map === this.biometric.records) this.biometric.forgetTimers(String(old.key));
+    this.budget.charge(-old.bytes);
+  }
+
+  /** Bytes the kept records are counted as (their part of the byte budget). */
   get recordBytes(): number {
-    return this.keptBytes;
+    let bytes = 0;
+    for (let i = this.keptHead; i < this.kept.length; i++) bytes += (this.kept[i] as KeptEntry).bytes;
+    return bytes;
   }
 
   /**

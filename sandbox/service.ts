@@ -327,6 +327,8 @@ const handlers: { readonly [Id in ServiceOperationId]: (c: ServiceContext) => An
       for (const gone of record.assets.splice(0, record.assets.length - MAX_ASSETS_PER_CASE))
         sandbox.assetFiles.drop(gone.id);
     record.updated_at = isoSeconds(now);
+    // Its assets' metadata is kept too: the case is counted again as it now is.
+    sandbox.keep(sandbox.edd, record.id as number, record);
     sandbox.changed();
     return { status: 200, json: withMetadata(record) };
   },

@@ -9,6 +9,7 @@ import { join } from "node:path";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MAX_EVENTS_KEPT } from "../../sandbox/biometric.js";
+import { TIMER_BYTES } from "../../sandbox/byte-budget.js";
 import { VirtualClock } from "../../sandbox/clock.js";
 import { DeliveryQueue } from "../../sandbox/deliveries.js";
 import { MAX_ADVANCE_MS } from "../../sandbox/duration.js";
@@ -169,7 +170,9 @@ describe("a record kept again", () => {
       expect((await sbx.control.biometric.get(id)).state).toBe("completed");
       // The only record, counted once as what it holds now, not once per edit.
       const record = sbx.running.sandbox.biometric.records.get(id);
-      expect(sbx.running.sandbox.recordBytes).toBe(Buffer.byteLength(JSON.stringify(record)));
+      expect(sbx.running.sandbox.recordBytes).toBe(
+        Buffer.byteLength(JSON.stringify(record)) + 4 * TIMER_BYTES,
+      );
     } finally {
       await sbx.running.close();
     }
