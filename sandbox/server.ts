@@ -31,6 +31,7 @@ import {
   controlOperations,
   describeControlBody,
 } from "./control.js";
+import { answerCapture, CAPTURES_PREFIX } from "./captures.js";
 import { checkV2, checkV4 } from "./credentials.js";
 import type { Sandbox } from "./sandbox.js";
 import { type Answer, answerService } from "./service.js";
@@ -162,6 +163,19 @@ export async function serveSandbox(sandbox: Sandbox, options: SandboxServerOptio
       const method = (req.method ?? "GET").toUpperCase();
       if (target.pathname === CONTROL_PREFIX || target.pathname.startsWith(`${CONTROL_PREFIX}/`))
         return control(req, res, target, method);
+      if (target.pathname.startsWith(`${CAPTURES_PREFIX}/`)) {
+        const answer = answerCapture(
+          method,
+          target.pathname,
+          target.query,
+          sandbox.clock.now(),
+          (id) => (sandbox.biometric.find(id)?.state ?? "archived") !== "archived",
+        );
+        send(res, method, answer);
+        // The route, never the path: it names a transaction.
+        log(`${method} ${CAPTURES_PREFIX}/{transaction_id}/{file} → ${answer.status}`);
+        return;
+      }
       return service(req, res, target, method);
     },
     { errorBody, onError: (kind) => log(`request failed: ${kind}`) },
