@@ -1,5 +1,7 @@
 // `idv-conformance probe`: against the sandbox every phase passes; against the contract mock only
 // what a mock cannot know fails; against deployments with one fault each, exactly that check fires.
+import { execFile } from "node:child_process";
+import { promisify } from "node:util";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -230,4 +232,158 @@ describe("against deployments with one fault each, exactly that check fires", ()
     },
     60_000,
   );
+});
+
+describe("the command line", () => {
+  it("refuses a host that is not loopback unless --allow-host names it, before sending anything", async () => {
+    const run = await runInProcess([
+      "probe",
+      "--base-url",
+      "https://api.example.com",
+      "--key",
+      "k",
+      "--secret",
+      "s",
+    ]);
+    expect(run.status).toBe(2);
+    expect(run.stderr).toContain("--base-url is not a loopback host");
+    expect(run.stderr).toContain("--allow-host");
+    const credentialsInUrl = await runInProcess([
+      "probe",
+      "--base-url",
+      "http://user:pw@127.0.0.1:1",
+      "--key",
+      "k",
+      "--secret",
+      "s",
+    ]);
+    expect(credentialsInUrl.status).toBe(2);
+    expect(credentialsInUrl.stderr).not.toContain("pw@");
+  });
+
+  it("takes the credentials from IDV_API_KEY and IDV_SECRET, and says what is missing without them", async () => {
+    const saved = { key: process.env.IDV_API_KEY, secret: process.env.IDV_SECRET };
+    try {
+      delete process.env.IDV_API_KEY;
+      delete process.env.IDV_SECRET;
+      const missing = await runInProcess(["probe", "--base-url", sandbox.url]);
+      expect(missing.status).toBe(2);
+      expect(missing.stderr).toContain("probe needs credentials: IDV_API_KEY and IDV_SECRET");
+      process.env.IDV_API_KEY = CREDENTIALS.apiKey;
+      process.env.IDV_SECRET = CREDENTIALS.secret;
+      const run = await runInProcess([
+        "probe",
+        "--base-url",
+        sandbox.url,
+        "--operations",
+        "createPepCheck",
+        "--format",
+        "json",
+      ]);
+      expect(run.status).toBe(0);
+      expect((JSON.parse(run.stdout) as JsonReport).summary.requests).toBeGreaterThan(10);
+    } finally {
+      if (saved.key === undefined) delete process.env.IDV_API_KEY;
+      else process.env.IDV_API_KEY = saved.key;
+      if (saved.secret === undefined) delete process.env.IDV_SECRET;
+      else process.env.IDV_SECRET = saved.secret;
+    }
+  }, 60_000);
+
+  it("refuses an unknown phase and names the phases", async () => {
+    const run = await runInProcess([
+      "probe",
+      "--base-url",
+      sandbox.url,
+      "--key",
+      "k",
+      "--secret",
+      "s",
+      "--phases",
+      "examples,fuzz",
+    ]);
+    expect(run.status).toBe(2);
+    expect(run.stderr).toContain('unknown phase "fuzz" (phases: examples, negative, auth, stateful)');
+  });
+
+  it("writes JUnit a CI system reads: a suite per phase, a failure per failed request with its reproducer", async () => {
+    const broken = await startBrokenServer("ignores-signatures", { url: sandbox.url, ...CREDENTIALS });
+    try {
+      const args = ["--phases", "examples,auth", "--operations", "createPepCheck", "--format", "junit"];
+      const run = await runInProcess([
+        "probe",
+        "--base-url",
+        broken.url,
+        "--key",
+        CREDENTIALS.apiKey,
+        "--secret",
+        CREDENTIALS.secret,
+        ...args,
+      ]);
+      expect(run.status).toBe(1);
+      const xml = run.stdout;
+      expect(
+        xml.startsWith('<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="idv-conformance probe"'),
+      ).toBe(true);
+      expect(xml.match(/<testsuite /g)).toHaveLength(2);
+      const failures = xml.match(/<failure message="auth_refused: answered 200; expected 401"/g) ?? [];
+      expect(failures.length).toBe(4);
+      expect(xml).toMatch(/tests="\d+" failures="4" errors="0"/);
+      expect(xml).toContain("Reproduce:\nBODY=$&apos;{");
+      expect(xml).toContain("curl -sS -i -X POST");
+      expect(xml).toContain("openssl dgst -sha256 -hmac &quot;$IDV_SECRET&quot;");
+      expect(xml).not.toContain(CREDENTIALS.secret);
+      // Every element opened is closed: the document is whole.
+      expect(xml.match(/<testcase /g)?.length).toBe(xml.match(/<\/testcase>/g)?.length);
+      const text = await runInProcess([
+        "probe",
+        "--base-url",
+        broken.url,
+        "--key",
+        CREDENTIALS.apiKey,
+        "--secret",
+        CREDENTIALS.secret,
+        ...args.slice(0, -2),
+      ]);
+      expect(text.stdout).toContain("✗ auth: wrong signature (POST /api/v4/pep_checks → 200)");
+      expect(text.stdout).toContain('-H "Svc-API-Key: $IDV_API_KEY"');
+      expect(text.stdout).toMatch(/createPepCheck\s+\d+\s+[\d.]+\s+[\d.]+/);
+    } finally {
+      await broken.close();
+    }
+  }, 60_000);
+});
+
+describe("the reproducer", () => {
+  it("sends the same request again: run by bash against the sandbox, its v4 signature and v2 secret are accepted", async () => {
+    // The broken server refuses the contract's examples; the reproducers, sent to the sandbox itself, are accepted.
+    const broken = await startBrokenServer("refuses-example", { url: sandbox.url, ...CREDENTIALS });
+    const brokenV2 = await startBrokenServer("server-error", { url: sandbox.url, ...CREDENTIALS });
+    try {
+      const v4 = await probe(broken.url, ["--phases", "examples", "--operations", "createPepCheck"]);
+      const v2 = await probe(brokenV2.url, ["--phases", "examples", "--operations", "getManualPepWatchlist"]);
+      const lines = [...v4.report.results, ...v2.report.results]
+        .filter((r) => !r.ok)
+        .map((r) => r.curl ?? "");
+      expect(lines).toHaveLength(2);
+      for (const [line, from] of [
+        [lines[0]!, broken.url],
+        [lines[1]!, brokenV2.url],
+      ] as const) {
+        expect(line).not.toContain(CREDENTIALS.secret);
+        // Not spawnSync: the sandbox answering curl runs in this process.
+        const run = await promisify(execFile)("bash", ["-c", line.replace(from, sandbox.url)], {
+          env: { ...process.env, IDV_API_KEY: CREDENTIALS.apiKey, IDV_SECRET: CREDENTIALS.secret },
+          encoding: "utf8",
+          timeout: 20_000,
+        });
+        const status = /^HTTP\/1\.1 (\d{3})/.exec(run.stdout)?.[1];
+        // 200 for the PEP check; 404 for the watchlist of an example id the sandbox does not have: not 401.
+        expect([line.includes("pep_checks") ? "200" : "404"]).toContain(status);
+      }
+    } finally {
+      await broken.close();
+      await brokenV2.close();
+    }
+  }, 60_000);
 });
