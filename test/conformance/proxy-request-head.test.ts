@@ -8,8 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ConformanceChecker } from "../../conformance/open-checker.js";
 import { type RunningProxy, startProxy } from "../../conformance/proxy.js";
 import { MAX_REQUEST_HEADERS } from "../../src/server/index.js";
-import { sendRaw } from "../support/hostile.js";
-import { answerStatuses, startRawUpstream } from "./support/raw-upstream.js";
+import { sendAndRead, startRawUpstream } from "./support/raw-upstream.js";
 
 let upstream: Awaited<ReturnType<typeof startRawUpstream>>;
 let proxy: RunningProxy;
@@ -37,8 +36,8 @@ const NEXT = "GET /api/v4/outsource_cases/2 HTTP/1.1\r\nHost: x\r\n\r\n";
 /** Send a request then a GET on the same connection; the answers and what the service read. */
 async function send(head: string) {
   upstream.reset();
-  const raw = await sendRaw(port, `${head}${NEXT}`, 3_000, "127.0.0.1", 250);
-  return { raw, statuses: answerStatuses(raw, ["GET", "GET"]), seen: upstream.seen };
+  const { raw, statuses } = await sendAndRead(port, `${head}${NEXT}`, ["GET", "GET"]);
+  return { raw, statuses, seen: upstream.seen };
 }
 
 const body = (raw: string) =>
@@ -98,14 +97,8 @@ describe("requests within the limits are forwarded whole", () => {
     );
     expect(continued.seen.map((r) => r.body.toString())).toEqual(["hi", ""]);
     upstream.reset();
-    const old = await sendRaw(
-      port,
-      "GET /api/v4/outsource_cases/1 HTTP/1.0\r\n\r\n",
-      3_000,
-      "127.0.0.1",
-      250,
-    );
-    expect(old).toMatch(/^HTTP\/1\.1 200 /);
+    const old = await sendAndRead(port, "GET /api/v4/outsource_cases/1 HTTP/1.0\r\n\r\n", ["GET"]);
+    expect(old.statuses).toEqual([200]);
     expect(upstream.seen).toHaveLength(1);
   });
 });

@@ -7,8 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ConformanceChecker } from "../../conformance/open-checker.js";
 import { type RunningProxy, startProxy } from "../../conformance/proxy.js";
-import { sendRaw } from "../support/hostile.js";
-import { startRawUpstream } from "./support/raw-upstream.js";
+import { sendAndRead, startRawUpstream } from "./support/raw-upstream.js";
 
 let upstream: Awaited<ReturnType<typeof startRawUpstream>>;
 let proxy: RunningProxy;
@@ -40,13 +39,9 @@ const HEADS = [
 describe.each(["GET", "DELETE", "OPTIONS", "POST", "PUT"])("%s", (method) => {
   it.each(HEADS)("%s on manual verification: 400 in shape A", async (_name, rest) => {
     upstream.reset();
-    const got = await sendRaw(
-      port,
-      `${method} /api/v2/manual_eidv HTTP/1.1\r\nHost: x\r\n${rest}`,
-      3_000,
-      "127.0.0.1",
-      250,
-    );
+    const got = (
+      await sendAndRead(port, `${method} /api/v2/manual_eidv HTTP/1.1\r\nHost: x\r\n${rest}`, ["GET", "GET"])
+    ).raw;
     expect(got).toMatch(/^HTTP\/1\.1 400 /);
     expect(upstream.seen).toEqual([]);
     const body = JSON.parse(got.slice(got.indexOf("\r\n\r\n") + 4));
@@ -57,13 +52,13 @@ describe.each(["GET", "DELETE", "OPTIONS", "POST", "PUT"])("%s", (method) => {
     "%s after another request in the same bytes: the refused request's shape",
     async (_name, rest) => {
       upstream.reset();
-      const got = await sendRaw(
-        port,
-        `GET /api/v4/outsource_cases/1 HTTP/1.1\r\nHost: x\r\n\r\n${method} /api/v2/manual_eidv HTTP/1.1\r\nHost: x\r\n${rest}`,
-        3_000,
-        "127.0.0.1",
-        250,
-      );
+      const got = (
+        await sendAndRead(
+          port,
+          `GET /api/v4/outsource_cases/1 HTTP/1.1\r\nHost: x\r\n\r\n${method} /api/v2/manual_eidv HTTP/1.1\r\nHost: x\r\n${rest}`,
+          ["GET", "GET"],
+        )
+      ).raw;
       const last = got.slice(got.lastIndexOf("\r\n\r\n") + 4);
       expect(JSON.parse(last)).toMatchObject({ error_type: "PROXY_REQUEST" });
     },
@@ -73,13 +68,13 @@ describe.each(["GET", "DELETE", "OPTIONS", "POST", "PUT"])("%s", (method) => {
 describe("behind an answer that closes the connection", () => {
   it("a pipelined request is not forwarded, and the proxy still closes", async () => {
     upstream.reset();
-    const got = await sendRaw(
-      port,
-      "GET * HTTP/1.1\r\nHost: x\r\n\r\nPOST /api/v4/pep_checks HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\nhi",
-      3_000,
-      "127.0.0.1",
-      250,
-    );
+    const got = (
+      await sendAndRead(
+        port,
+        "GET * HTTP/1.1\r\nHost: x\r\n\r\nPOST /api/v4/pep_checks HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\nhi",
+        ["GET", "GET"],
+      )
+    ).raw;
     expect(got).toMatch(/^HTTP\/1\.1 400 /);
     expect(got.match(/HTTP\/1\.1 /g)).toHaveLength(1);
     expect(upstream.seen).toEqual([]);

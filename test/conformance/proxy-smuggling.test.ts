@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ConformanceChecker } from "../../conformance/open-checker.js";
 import { type RunningProxy, startProxy } from "../../conformance/proxy.js";
 import { sendRaw } from "../support/hostile.js";
-import { answerStatuses, startRawUpstream } from "./support/raw-upstream.js";
+import { sendAndRead, startRawUpstream } from "./support/raw-upstream.js";
 
 let upstream: Awaited<ReturnType<typeof startRawUpstream>>;
 let proxy: RunningProxy;
@@ -62,9 +62,12 @@ function request(method: string, body: Buffer, framing: Framing, extra = "", siz
 /** Send one request then a GET on the same connection; what the service read and what the client got. */
 async function exchange(method: string, bytes: Buffer) {
   upstream.reset();
-  const raw = await sendRaw(port, Buffer.concat([bytes, Buffer.from(NEXT)]), 3_000, "127.0.0.1", 250);
+  const { raw, statuses } = await sendAndRead(port, Buffer.concat([bytes, Buffer.from(NEXT)]), [
+    method,
+    "GET",
+  ]);
   return {
-    statuses: answerStatuses(raw, [method, "GET"]),
+    statuses,
     seen: upstream.seen,
     errors: upstream.errors,
     raw,
@@ -182,8 +185,8 @@ describe("a body cut short", () => {
     );
     const next =
       "POST /api/v4/pep_checks HTTP/1.1\r\nHost: x\r\nContent-Length: 200\r\n\r\n" + "b".repeat(200);
-    const raw = await sendRaw(port, next, 3_000, "127.0.0.1", 250);
-    expect(answerStatuses(raw, ["POST"])).toEqual([200]);
+    const { statuses } = await sendAndRead(port, next, ["POST"]);
+    expect(statuses).toEqual([200]);
     expect(upstream.seen.map((r) => `${r.method} ${r.target} ${r.body.length}`)).toEqual([
       "POST /api/v4/pep_checks 200",
     ]);

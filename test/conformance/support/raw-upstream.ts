@@ -3,7 +3,7 @@
 // each connection, and answers each one. A body the proxy sent unframed is read as a request of its
 // own, or as bytes no request explains: either shows up in what it recorded.
 import { once } from "node:events";
-import { createServer, type Server, type Socket } from "node:net";
+import { connect, createServer, type Server, type Socket } from "node:net";
 
 /** One request as the service read it. */
 export interface SeenRequest {
@@ -127,10 +127,67 @@ export function answerStatuses(raw: string, methods: string[]): number[] {
     const head = raw.slice(at, end);
     const status = /^HTTP\/1\.1 (\d{3})/.exec(head)?.[1];
     if (!status) break;
+    // An interim answer (100 Continue) has no body and is not the request's answer.
+    if (/^1\d\d$/.test(status) && status !== "101") {
+      at = end + 4;
+      continue;
+    }
     statuses.push(Number(status));
     const length = /\r\ncontent-length: *(\d+)/i.exec(head)?.[1];
     const method = methods[statuses.length - 1];
     at = end + 4 + (method === "HEAD" ? 0 : Number(length ?? 0));
   }
   return statuses;
+}
+
+/**
+ * Send raw bytes to the proxy and read its answers until there are as many as `methods` (one per
+ * request sent), the proxy closes the connection, or `timeoutMs` passes: no wait on a quiet period,
+ * so a slow machine cannot cut an answer off.
+ */
+export function sendAndRead(
+  port: number,
+  bytes: string | Uint8Array,
+  methods: string[],
+  timeoutMs = 10_000,
+): Promise<{ raw: string; statuses: number[] }> {
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    const socket = connect({ port, host: "127.0.0.1" });
+    const done = (): void => {
+      clearTimeout(timer);
+      socket.destroy();
+      const raw = Buffer.concat(chunks).toString("latin1");
+      resolve({ raw, statuses: answerStatuses(raw, methods) });
+    };
+    const timer = setTimeout(done, timeoutMs);
+    socket.on("connect", () => socket.write(bytes));
+    socket.on("data", (chunk: Buffer) => {
+      chunks.push(chunk);
+      const raw = Buffer.concat(chunks).toString("latin1");
+      if (complete(raw, methods)) done();
+    });
+    socket.on("close", done);
+    socket.on("error", done);
+  });
+}
+
+/** Whether `raw` holds as many whole answers as `methods`, the last one's body included. */
+function complete(raw: string, methods: string[]): boolean {
+  let at = 0;
+  for (const method of methods) {
+    let end = raw.indexOf("\r\n\r\n", at);
+    // Interim answers (100 Continue) come before the request's own.
+    while (end >= 0 && /^HTTP\/1\.1 1(?!01)\d\d/.test(raw.slice(at, end))) {
+      at = end + 4;
+      end = raw.indexOf("\r\n\r\n", at);
+    }
+    if (end < 0) return false;
+    const head = raw.slice(at, end);
+    if (!/^HTTP\/1\.1 \d{3}/.test(head)) return false;
+    const length = method === "HEAD" ? 0 : Number(/\r\ncontent-length: *(\d+)/i.exec(head)?.[1] ?? 0);
+    if (raw.length < end + 4 + length) return false;
+    at = end + 4 + length;
+  }
+  return true;
 }
