@@ -88,6 +88,10 @@ describe("against the sandbox", () => {
     for (const kind of [
       /^required member/,
       /of the wrong type$/,
+      /longer than its maxLength$/,
+      /off its pattern$/,
+      /not an integer$/,
+      /part "file" missing$/,
       /outside its enum$/,
       /undescribed member/,
       /country rule/,
