@@ -1,6 +1,8 @@
 // `idv-conformance receiver`: the README's receiver passes every check; receivers with one fault
 // each fail exactly the check that names it.
+import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
+import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createReceiver } from "../../examples/webhook-receiver.js";
 import type { ActiveResult } from "../../conformance/probe/active-report.js";
@@ -163,4 +165,61 @@ describe("the command line", () => {
       await receiver.close();
     }
   }, 60_000);
+});
+
+describe("against hostile receivers", () => {
+  it("never crashes and never quotes what the receiver answered", async () => {
+    const CANARY = "CANARY-receiver-5d2e-never-echoed";
+    let answer = { status: 200, body: Buffer.alloc(0), header: "" };
+    const server = createServer((req, res) => {
+      req.resume().on("end", () => {
+        try {
+          res
+            .writeHead(answer.status, { "x-answer": answer.header, "content-type": CANARY })
+            .end(answer.body);
+        } catch {
+          res.destroy();
+        }
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    try {
+      await fc.assert(
+        fc.asyncProperty(
+          fc.integer({ min: 200, max: 599 }),
+          fc.oneof(
+            fc.string(),
+            fc.uint8Array({ maxLength: 100_000 }).map((b) => Buffer.from(b).toString("latin1")),
+          ),
+          fc.string({ maxLength: 30 }),
+          async (status, body, header) => {
+            answer = {
+              status,
+              body: Buffer.from(`${CANARY}${body}`, "latin1"),
+              header: header.replace(/[^\x20-\x7e]/g, ""),
+            };
+            for (const format of ["text", "json", "junit"]) {
+              const run = await runInProcess([
+                "receiver",
+                `${url}/hook`,
+                "--auth",
+                `bearer:${TOKEN}`,
+                "--format",
+                format,
+              ]);
+              expect([0, 1]).toContain(run.status);
+              expect(run.stderr).toBe("");
+              expect(run.stdout).not.toContain(CANARY);
+              expect(run.stdout).not.toContain(TOKEN);
+            }
+          },
+        ),
+        { numRuns: 8 },
+      );
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  }, 120_000);
 });
