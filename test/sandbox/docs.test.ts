@@ -16,8 +16,10 @@ describe("docs/sandbox.md", () => {
   it("documents every flag of the CLI", () => {
     const cli = readFileSync(fromRoot("sandbox/cli.ts"), "utf8");
     const flags = JSON.parse(/const FLAGS = (\[[^\]]*\])/.exec(cli)?.[1] ?? "[]") as string[];
+    const switches = JSON.parse(/const SWITCHES = (\[[^\]]*\])/.exec(cli)?.[1] ?? "[]") as string[];
     expect(flags.length).toBeGreaterThan(5);
-    for (const flag of flags) expect(docs).toContain(`--${flag}`);
+    expect(switches).toEqual(["json", "print-url"]);
+    for (const flag of [...flags, ...switches]) expect(docs).toContain(`--${flag}`);
   });
 
   it("states the retry schedule the queue uses", () => {
@@ -31,5 +33,21 @@ describe("docs/sandbox.md", () => {
       "4 h 57 min 30 s",
     );
     expect(docs).toContain("4 h 57 min 30 s after the first");
+  });
+});
+
+describe("docs/testing-your-integration.md", () => {
+  const guide = readFileSync(fromRoot("docs/testing-your-integration.md"), "utf8");
+
+  it("shows the files the package test runs in a fresh project, as they are", () => {
+    for (const file of ["vitest.config.ts", "global-setup.ts", "flow.test.ts"]) {
+      const source = readFileSync(fromRoot("test/package/fixtures/integration", `${file}.txt`), "utf8");
+      expect(guide, file).toContain(`// ${file}\n${source}`);
+    }
+  });
+
+  it("names the canned mock's command, and the README points to the guide", () => {
+    expect(guide).toContain("npx prism mock node_modules/idv-contract/generated/openapi.json");
+    expect(readFileSync(fromRoot("README.md"), "utf8")).toContain("(docs/testing-your-integration.md)");
   });
 });
