@@ -279,7 +279,9 @@ export function exchangeFromHar(entry: Raw, index: number): Exchange {
   const res = entry.response;
   if (res && typeof res === "object") {
     const status = scalarNumber(res.status);
-    // A request that got no answer: Chrome DevTools and Firefox write status 0, Playwright -1.
+    // A request that got no answer: Playwright writes -1 (harTracer.ts: createHarEntry's default, kept by
+    // _onRequestFailed), Chrome DevTools 0 (Log.ts: the request's statusCode), Firefox 0 (har-builder.js:
+    // "Arbitrary value if it's aborted").
     if (status === 0 || status === -1) {
       exchange.unjudged = { reason: "no-answer", status };
       return exchange;
