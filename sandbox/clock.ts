@@ -19,14 +19,18 @@ export interface Timer {
 /** Runs a timer that fell due; it may schedule more (even ones already due). */
 export type TimerHandler = (timer: Timer) => void;
 
-/** Far more timers than one advance can reasonably fire; a guard against a handler that loops. */
-const MAX_FIRED_PER_RUN = 1_000_000;
+/**
+ * Far more timers than one advance fires (10,000 journeys of 7 events to 100 receivers make 7
+ * million deliveries, each a timer): a guard against a handler that loops, which slices keep from
+ * holding the server meanwhile.
+ */
+const MAX_FIRED_PER_RUN = 100_000_000;
 
 /** Real milliseconds a run fires timers before it lets other work run. */
 const SLICE_MS = 10;
 
 export interface ClockOptions {
-  /** How many timers one run may fire before it gives up (1,000,000 by default). */
+  /** How many timers one run may fire before it gives up (100,000,000 by default). */
   maxFiredPerRun?: number;
   /** Told, in one line without values, when timers fired by the real timeout fail (stderr by default). */
   log?: (line: string) => void;
@@ -39,6 +43,13 @@ export interface ClockOptions {
  * a four-digit year, and a Date past 275760 throws: advances that would pass this are refused.
  */
 export const MAX_VIRTUAL_TIME = Date.UTC(9999, 0, 1);
+
+/**
+ * The latest time a timer may be set for: the clock's end plus the longest delay the sandbox
+ * schedules (the 7-day lifespan), with a day to spare. Such a timer never falls due, but it is
+ * state the sandbox wrote, and it reads it back.
+ */
+export const MAX_SCHEDULED_TIME = MAX_VIRTUAL_TIME + 8 * 24 * 3_600_000;
 
 /** The longest real wait setTimeout accepts (about 24.8 days). */
 const MAX_REAL_WAIT = 2 ** 31 - 1;
@@ -157,7 +168,8 @@ export class VirtualClock {
 
   /** Restore saved state: the offset and pending timers. */
   restore(offset: number, timers: readonly Timer[]): void {
-    this.offset = offset;
+    // A clock saved at its end has moved on with real time since: it stays at the end.
+    this.offset = Math.min(offset, MAX_VIRTUAL_TIME - this.realNow());
     this.timers.reset(timers);
     this.byKey.clear();
     this.cancelled.clear();

@@ -6,7 +6,13 @@ import { AjvCompiler } from "../src/schema-validator.js";
 import { attachment } from "./asset-files.js";
 import type { BiometricRecord } from "./biometric.js";
 import { TransitionError } from "./biometric.js";
-import { type Delivery, MAX_RECEIVERS, type Receiver, type ReceiverAuth } from "./deliveries.js";
+import {
+  type Delivery,
+  MAX_RECEIVERS,
+  type Receiver,
+  type ReceiverAuth,
+  receiverAuthProblem,
+} from "./deliveries.js";
 import { parseDuration } from "./duration.js";
 import type { Answer } from "./service.js";
 import type { Sandbox, WorkflowCase } from "./sandbox.js";
@@ -173,12 +179,9 @@ const handlers: {
     } catch (e) {
       return invalidMember("/url", (e as Error).message);
     }
-    // Checked now, not at each delivery: fetch refuses such a header, and every attempt would fail as "connection".
-    if (value.auth?.scheme === "bearer" && !/^[\x21-\x7e]+$/.test(value.auth.token))
-      return invalidMember(
-        "/auth/token",
-        "must be printable ASCII without spaces, as an HTTP header carries it",
-      );
+    // Checked now, not at each delivery, by the rule the CLI and the state file use too.
+    const authProblem = value.auth === undefined ? undefined : receiverAuthProblem(value.auth);
+    if (authProblem) return invalidMember(`/auth${authProblem.member}`, authProblem.why);
     const kind = value.kind === "workflow" ? "workflow" : "events";
     if (kind === "workflow" && value.auth)
       return invalidMember("/auth", "workflow deliveries carry no credentials");

@@ -2,7 +2,7 @@
 // HTTP server. The CLI, `npm start` and the tests all start it through here.
 import { type Listening } from "../src/server/index.js";
 import { type Credentials, generateCredentials } from "./credentials.js";
-import type { Delivery, Receiver, ReceiverAuth } from "./deliveries.js";
+import { type Delivery, type Receiver, type ReceiverAuth, receiverAuthProblem } from "./deliveries.js";
 import { receiverUrl } from "./control.js";
 import { Sandbox } from "./sandbox.js";
 import { serveSandbox } from "./server.js";
@@ -44,11 +44,18 @@ export function parseWebhookAuth(text: string): ReceiverAuth {
   const colon = text.indexOf(":");
   const scheme = text.slice(0, colon).toLowerCase();
   const rest = text.slice(colon + 1);
-  if (colon > 0 && scheme === "bearer" && rest.length > 0) return { scheme: "bearer", token: rest };
   const sep = rest.indexOf(":");
-  if (colon > 0 && scheme === "basic" && sep > 0 && sep < rest.length - 1)
-    return { scheme: "basic", username: rest.slice(0, sep), password: rest.slice(sep + 1) };
-  throw new Error("--webhook-auth must be bearer:TOKEN or basic:USER:PASS");
+  const auth: ReceiverAuth | undefined =
+    colon > 0 && scheme === "bearer" && rest.length > 0
+      ? { scheme: "bearer", token: rest }
+      : colon > 0 && scheme === "basic" && sep > 0 && sep < rest.length - 1
+        ? { scheme: "basic", username: rest.slice(0, sep), password: rest.slice(sep + 1) }
+        : undefined;
+  if (!auth) throw new Error("--webhook-auth must be bearer:TOKEN or basic:USER:PASS");
+  // The rule the control API and the state file use too: what starts now starts again from --state.
+  const problem = receiverAuthProblem(auth);
+  if (problem) throw new Error(`--webhook-auth: the ${problem.member.slice(1)} ${problem.why}`);
+  return auth;
 }
 
 /** Start a sandbox and its server. */

@@ -4,6 +4,7 @@
 import { createHash } from "node:crypto";
 import {
   closeSync,
+  constants,
   fstatSync,
   fsyncSync,
   openSync,
@@ -122,7 +123,9 @@ export function readState(file: string): StateData | undefined {
   let text: string;
   let fd: number;
   try {
-    fd = openSync(file, "r");
+    // Non-blocking: opening a FIFO for reading would otherwise wait for a writer, forever, before
+    // the sandbox listens. fstat below then refuses whatever is not a regular file.
+    fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
     throw new StateFileError(file, "cannot be read");

@@ -3,9 +3,9 @@
 // every member the restore and the delivery queue rely on is checked first, without recursion into
 // records, and a file that fails is refused as a whole, naming where (never a value).
 import { exceedsJsonLimits } from "../src/json-scan.js";
-import { MAX_VIRTUAL_TIME } from "./clock.js";
+import { MAX_SCHEDULED_TIME, MAX_VIRTUAL_TIME } from "./clock.js";
 import { receiverUrl } from "./control.js";
-import { MAX_RECEIVERS } from "./deliveries.js";
+import { MAX_RECEIVERS, receiverAuthProblem } from "./deliveries.js";
 
 // Saved state is JSON of the sandbox's own making, checked member by member here.
 type Json = any;
@@ -20,7 +20,7 @@ const isObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === "object" && v !== null && !Array.isArray(v);
 const isString = (v: unknown): v is string => typeof v === "string";
 const isTime = (v: unknown): v is number =>
-  typeof v === "number" && Number.isFinite(v) && Math.abs(v) <= MAX_VIRTUAL_TIME;
+  typeof v === "number" && Number.isFinite(v) && Math.abs(v) <= MAX_SCHEDULED_TIME;
 
 /** Where an array's first bad item is (its pointer), or undefined when every item passes. */
 function firstBad(data: Json, member: string, ok: (item: Json) => boolean): string | undefined {
@@ -47,11 +47,12 @@ const manual = (r: Json) => isObject(r) && isString(r.transaction_id);
 const keyed = (entry: Json) =>
   Array.isArray(entry) && entry.length === 2 && Number.isSafeInteger(entry[0]) && isObject(entry[1]);
 
+/** Receiver credentials: the one check the CLI and the control API make too. */
 const auth = (a: Json) =>
   a === undefined ||
   (isObject(a) &&
-    ((a.scheme === "bearer" && isString(a.token) && /^[\x21-\x7e]+$/.test(a.token)) ||
-      (a.scheme === "basic" && isString(a.username) && isString(a.password))));
+    Object.keys(a).every((k) => ["scheme", "token", "username", "password"].includes(k)) &&
+    receiverAuthProblem(a) === undefined);
 
 function receiver(r: Json): boolean {
   if (!isObject(r) || !isString(r.id) || !isString(r.url) || !isString(r.created_at)) return false;
@@ -98,8 +99,9 @@ const delivery = (d: Json) =>
 export function stateProblem(data: unknown): string | undefined {
   if (!isObject(data)) return "/";
   const offset = data.clock_offset_ms;
-  if (typeof offset !== "number" || !(offset >= 0) || Date.now() + offset > MAX_VIRTUAL_TIME)
-    return "/clock_offset_ms";
+  // Not measured against the real time of this start: a clock saved at its end has moved on with
+  // real time since; the restore holds it at the end.
+  if (typeof offset !== "number" || !(offset >= 0) || offset > MAX_VIRTUAL_TIME) return "/clock_offset_ms";
   const ids = (e: Json) => Array.isArray(e) && e.length === 2 && isString(e[0]) && Number.isSafeInteger(e[1]);
   const problem =
     firstBad(data, "timers", timer) ??

@@ -217,7 +217,7 @@ describe("control API misuse", () => {
           headers: { "content-type": "application/json" },
         },
         400,
-        /\/auth\/token: .*header/,
+        /\/auth\/token: .*token68/,
       ],
       ["/_sandbox/clock", { method: "PUT" }, 405, /use GET/],
       ["/_sandbox/nothing", { method: "GET" }, 404, /No operation/],
