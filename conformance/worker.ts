@@ -7,6 +7,8 @@ import { openSource } from "./open-source.js";
 import type { WorkerJob, WorkerMessage, WorkerTask } from "./worker-pool.js";
 
 const BATCH = 512;
+/** How long a result may wait for its batch: a worker stopped for memory loses only what waited. */
+const BATCH_WAIT_MS = 50;
 const post = (message: WorkerMessage) => parentPort?.postMessage(message);
 
 async function checkFile(
@@ -14,14 +16,24 @@ async function checkFile(
   { file, position }: WorkerTask,
 ): Promise<void> {
   let batch: EntryResult[] = [];
-  for await (const result of source(file)) {
-    batch.push(result);
-    if (batch.length === BATCH) {
-      post({ type: "batch", position, results: batch });
-      batch = [];
+  let timer: NodeJS.Timeout | undefined;
+  // Posted when full, or soon after its first result: a large entry is read over many turns of the
+  // event loop, so the results before it reach the main thread even if checking it exhausts the heap.
+  const flush = () => {
+    clearTimeout(timer);
+    timer = undefined;
+    if (batch.length > 0) post({ type: "batch", position, results: batch });
+    batch = [];
+  };
+  try {
+    for await (const result of source(file)) {
+      batch.push(result);
+      if (batch.length === BATCH) flush();
+      else timer ??= setTimeout(flush, BATCH_WAIT_MS);
     }
+  } finally {
+    flush();
   }
-  post({ type: "batch", position, results: batch });
   post({ type: "done", position });
 }
 
