@@ -11,6 +11,7 @@ import { closeOut, httpUrl, openOut, wholeNumber } from "../receiver-check/recei
 import { type ActiveReport, latencyRows, summarize, writeActiveReport } from "./active-report.js";
 import { closeIdleSockets } from "./http-send.js";
 import { PHASES, type Phase, probeMarker, runProbe } from "./run-probe.js";
+import { isLoopback } from "./safety.js";
 
 export const PROBE_USAGE = `Usage: idv-conformance probe --base-url URL [options]
 
@@ -36,12 +37,6 @@ Options:
 Exit status: 0 every check passed, 1 a check failed, 2 unusable input.`;
 
 class UsageError extends Error {}
-
-/** Whether a URL's host is this machine (127.0.0.0/8, ::1, localhost). */
-export function isLoopback(url: URL): boolean {
-  const host = url.hostname.toLowerCase();
-  return host === "localhost" || host === "[::1]" || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
-}
 
 function parse(argv: string[], env: NodeJS.ProcessEnv) {
   const { values, positionals } = parseArgs({
@@ -72,8 +67,10 @@ function parse(argv: string[], env: NodeJS.ProcessEnv) {
   const baseUrl = httpUrl(values["base-url"], "--base-url");
   if (baseUrl.username || baseUrl.password)
     throw new UsageError("--base-url must not hold a user name or password");
-  const allowed = new Set((values["allow-host"] ?? []).map((h) => h.toLowerCase()));
-  if (!isLoopback(baseUrl) && !allowed.has(baseUrl.hostname.toLowerCase()))
+  // An IPv6 host is compared without its brackets, however it was written.
+  const bare = (host: string) => host.toLowerCase().replace(/^\[(.*)\]$/, "$1");
+  const allowed = new Set((values["allow-host"] ?? []).map(bare));
+  if (!isLoopback(baseUrl) && !allowed.has(bare(baseUrl.hostname)))
     throw new UsageError(
       "--base-url is not a loopback host: the probe creates records, which cost money and send text messages; name the host with --allow-host to probe it anyway (or add --read-only)",
     );

@@ -18,6 +18,7 @@ import { formMutations, jsonMutations, type Mutation } from "./mutations.js";
 import { exampleParams, type ProbeOperation, probeOperations } from "./contract-operations.js";
 import { type BodyBytes, exampleBody } from "./request-body.js";
 import { evaluate } from "./runtime-expression.js";
+import { isLoopback, unknownId } from "./safety.js";
 import { statefulFlows } from "./stateful-flows.js";
 
 /** The phases, in the order they run. */
@@ -395,11 +396,23 @@ async function pool<T>(tasks: (() => Promise<T>)[], concurrency: number): Promis
   await Promise.all(Array.from({ length: Math.max(1, Math.min(concurrency, tasks.length)) }, worker));
 }
 
+/**
+ * The path parameters of the examples, negative and auth phases: the contract's examples on this
+ * machine; elsewhere ids the deployment cannot have, so that no request reaches (or, a download,
+ * archives) a real record that happens to bear an example's id.
+ */
+function plainParams(session: ProbeSession, op: ProbeOperation): Map<string, string> {
+  const params = exampleParams(op);
+  if (isLoopback(session.options.baseUrl)) return params;
+  for (const p of op.pathParams) params.set(p.name, unknownId(p.schema, session.random));
+  return params;
+}
+
 /** The cases of the examples, negative and auth phases. */
 function plainCases(session: ProbeSession, ops: ProbeOperation[], phases: Set<Phase>): ProbeCase[] {
   const cases: ProbeCase[] = [];
   for (const op of ops) {
-    const params = exampleParams(op);
+    const params = plainParams(session, op);
     const examples = op.body?.examples.length ? op.body.examples : [{ name: "", value: {} }];
     const first = session.bodyFor(op);
     if (phases.has("examples")) {
@@ -508,6 +521,10 @@ export async function runProbe(options: ProbeOptions): Promise<{ results: Active
     ops = ops.filter((op) => isSafeMethod(op.method));
     if (skipped > 0) session.notes.push(`--read-only: ${skipped} operations that change state were not sent`);
   }
+  if (!isLoopback(options.baseUrl) && ops.some((op) => op.pathParams.length > 0))
+    session.notes.push(
+      "not a loopback host: operations on a record were sent ids the deployment cannot have, never the contract's example ids",
+    );
   const phases = new Set(options.phases);
   for (const phase of PHASES) {
     if (!phases.has(phase)) continue;

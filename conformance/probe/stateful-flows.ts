@@ -1,10 +1,10 @@
 // The stateful phase: the document's flows, each step found through a link of the contract (never a
 // path written here), so a link that names the wrong parameter breaks the flow and says so.
-import { randomUUID } from "node:crypto";
 import type { ActiveFinding } from "./active-report.js";
 import type { ProbeOperation } from "./contract-operations.js";
 import { exampleParams } from "./contract-operations.js";
 import type { Expectation, ProbeCase, ProbeSession, Sent } from "./run-probe.js";
+import { unknownId } from "./safety.js";
 
 /** A step: the link to follow from the previous step's answer, and what its answer must be. */
 interface Step {
@@ -107,12 +107,6 @@ const FLOWS: Flow[] = [
     ],
   },
 ];
-
-/** An id the deployment cannot have: a fresh UUID, or an integer far past any the examples use. */
-function unknownId(schema: { type?: unknown } | undefined, random: () => number): string {
-  if (schema?.type === "integer") return String(900_000_000 + Math.floor(random() * 99_999_999));
-  return randomUUID();
-}
 
 /** The tasks of the stateful phase: each flow in order, and an unknown id for every operation on one. */
 export function statefulFlows(

@@ -391,3 +391,33 @@ describe("the reproducer", () => {
     }
   }, 60_000);
 });
+
+describe("a host that is not loopback, named by --allow-host", () => {
+  it("is probed, and operations on a record get ids it cannot have, never the contract's example ids", async () => {
+    // An IPv4-mapped address: this machine, but not a host the probe treats as loopback.
+    const url = sandbox.url.replace("127.0.0.1", "[::ffff:127.0.0.1]");
+    const refused = await runInProcess(["probe", "--base-url", url, "--key", "k", "--secret", "s"]);
+    expect(refused.status).toBe(2);
+    const har = join(tempDir(), "remote.har");
+    const { status, report } = await probe(url, [
+      "--allow-host",
+      "::ffff:7f00:1",
+      "--read-only",
+      "--record",
+      har,
+    ]);
+    expect(status).toBe(0);
+    expect(report.notes.some((n) => n.startsWith("not a loopback host"))).toBe(true);
+    const urls = (
+      JSON.parse(readFileSync(har, "utf8")) as { log: { entries: { request: { url: string } }[] } }
+    ).log.entries.map((e) => e.request.url);
+    expect(urls.length).toBe(report.summary.requests);
+    for (const u of urls) {
+      expect(u).not.toMatch(/\/1042(\/|$|\.pdf)/);
+      expect(u).not.toContain("5f3c9a0e-8d2b-4f61-9c7a-2b1e4d6f8a90");
+    }
+    expect(new Set(report.results.filter((r) => r.phase === "examples").map((r) => r.status))).toEqual(
+      new Set([404]),
+    );
+  }, 60_000);
+});
