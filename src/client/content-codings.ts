@@ -54,14 +54,40 @@ function guarded(handler: Handler): Handler {
   return guard;
 }
 
-/** A dispatcher for Node's fetch (`init.dispatcher`): the global one, refusing stacked codings first. */
-export const codingsGuard = {
-  dispatch: (options: unknown, handler: Handler): boolean =>
-    ((handler.onResponseStart && global[GLOBAL_2]) || (global[GLOBAL] as Dispatcher)).dispatch(
-      options,
-      guarded(handler),
-    ),
-  get isMockActive(): boolean | undefined {
-    return (global[GLOBAL_2] ?? global[GLOBAL])?.isMockActive;
-  },
-};
+const isDispatcher = (value: unknown): value is Dispatcher =>
+  typeof (value as Partial<Dispatcher> | null | undefined)?.dispatch === "function";
+
+/** The global dispatcher Node's fetch would use for `handler`: version 2 for undici 8's handlers, else 1. */
+function globalFor(handler?: Handler): Dispatcher | undefined {
+  const v1 = global[GLOBAL];
+  const v2 = global[GLOBAL_2];
+  if (handler?.onResponseStart && isDispatcher(v2)) return v2;
+  return isDispatcher(v1) ? v1 : isDispatcher(v2) ? v2 : undefined;
+}
+
+/** A dispatcher for Node's fetch: `own` (the caller's), else the global one, refusing stacked codings first. */
+function guardOver(own?: Dispatcher): Dispatcher {
+  return {
+    dispatch(options, handler) {
+      const target = own ?? globalFor(handler as Handler);
+      if (!target) throw new TypeError("no undici dispatcher to send through");
+      return target.dispatch(options, guarded(handler as Handler));
+    },
+    get isMockActive() {
+      return (own ?? global[GLOBAL_2] ?? global[GLOBAL])?.isMockActive;
+    },
+  };
+}
+
+const globalGuard = guardOver();
+
+/**
+ * The init for Node's fetch with the guard as its dispatcher, over the caller's own (`init.dispatcher`,
+ * kept: a proxy agent) or undici's global one. When no global dispatcher is where undici 6 to 8 keep it
+ * (a later undici, another fetch), the init is sent as it is: unguarded, never unsendable.
+ */
+export function withCodingsGuard(init?: RequestInit): RequestInit | undefined {
+  const own = (init as { dispatcher?: unknown } | undefined)?.dispatcher;
+  const dispatcher = own === undefined ? globalFor() && globalGuard : isDispatcher(own) && guardOver(own);
+  return dispatcher ? ({ ...init, dispatcher } as RequestInit) : init;
+}

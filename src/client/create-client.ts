@@ -1,7 +1,7 @@
 import createFetchClient, { type ClientOptions as FetchClientOptions } from "openapi-fetch";
 import type { paths } from "../../generated/types.js";
 import { authorize, EMPTY, operationError, signingWith, signRequest, svcDate } from "./auth.js";
-import { codingsGuard } from "./content-codings.js";
+import { withCodingsGuard } from "./content-codings.js";
 import { factsOf } from "./facts.js";
 import { type FileHelpers, fileHelpers } from "./files.js";
 import { DEFAULT_RETRY, type RetryOptions } from "./retry.js";
@@ -68,8 +68,7 @@ export function createClient(options: ClientOptions): IdvClient {
     runtime: _runtime,
     now,
     // Node's fetch gets a dispatcher that refuses answers whose stacked codings would end the process.
-    fetch = (input: Request, init?: RequestInit) =>
-      globalThis.fetch(input, { ...init, dispatcher: codingsGuard } as RequestInit),
+    fetch = (input: Request, init?: RequestInit) => globalThis.fetch(input, withCodingsGuard(init)),
     ...fetchOptions
   } = options;
   const auth = {

@@ -3,10 +3,12 @@
 // and the caller's process exits (Node 20 to 26). The client runs in a child process here, so that such
 // an error shows as a non-zero exit rather than as a crash of the test runner.
 import { spawn } from "node:child_process";
+import { createServer as createHttpServer } from "node:http";
 import { type AddressInfo, createServer } from "node:net";
 import fc from "fast-check";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { codingsIn, MAX_CODINGS } from "../../src/client/content-codings.js";
+import { createClient } from "../../src/index.js";
 import { fromRoot } from "../../scripts/lib/paths.js";
 
 /** Per case (the id of the GET, or "post"), the Content-Encoding header lines of the answer. */
@@ -115,5 +117,79 @@ describe("codingsIn", () => {
         if (values.length === 1) expect(codingsIn(values[0])).toBe(fetchCount);
       }),
     );
+  });
+});
+
+/** Where undici keeps the global dispatcher: version 1 for undici 6 and 7's fetch, 2 for undici 8's. */
+const GLOBALS = [Symbol.for("undici.globalDispatcher.1"), Symbol.for("undici.globalDispatcher.2")];
+type Dispatch = { dispatch(options: unknown, handler: unknown): boolean };
+const slots = globalThis as unknown as Record<symbol, Dispatch | undefined>;
+
+describe("the dispatcher the guard sends through", () => {
+  // A complete answer (no early close): without the guard, fetch refuses it with its own message and lives on.
+  const plain = createHttpServer((req, res) => {
+    const codings = req.url?.endsWith("/6") ? { "Content-Encoding": "gzip,gzip,gzip,gzip,gzip,gzip" } : {};
+    res.writeHead(200, { "Content-Type": "application/json", ...codings }).end("{}");
+  });
+  let url = "";
+  beforeAll(async () => {
+    await new Promise<void>((resolve) => plain.listen(0, "127.0.0.1", resolve));
+    url = `http://127.0.0.1:${(plain.address() as AddressInfo).port}`;
+  });
+  afterAll(() => new Promise<void>((resolve) => plain.close(() => resolve())));
+
+  const get = (client: ReturnType<typeof createClient>, id: number) =>
+    client.GET("/api/v4/outsource_cases/{id}", { params: { path: { id } } });
+  const refused = {
+    cause: { message: `the response names 6 content codings (at most ${MAX_CODINGS} are read)` },
+  };
+  /** A dispatcher that counts what it is handed, then sends it through `inner`. */
+  const counting = (inner: Dispatch) => {
+    const seen = { count: 0 };
+    const dispatcher = {
+      dispatch: (options: unknown, handler: unknown) => (seen.count++, inner.dispatch(options, handler)),
+    };
+    return { seen, dispatcher };
+  };
+
+  it("is the caller's own when the client is given one (requestInitExt), still guarded", async () => {
+    const { seen, dispatcher } = counting((slots[GLOBALS[1]!] ?? slots[GLOBALS[0]!])!);
+    const client = createClient({ baseUrl: url, apiKey: "k", secret: "s", requestInitExt: { dispatcher } });
+    expect((await get(client, 1)).response.status).toBe(200);
+    expect(seen.count).toBe(1);
+    await expect(get(client, 6)).rejects.toMatchObject(refused);
+    expect(seen.count).toBe(2);
+  });
+
+  it("is the global one a user installed (a proxy agent, a MockAgent), still guarded", async () => {
+    const saved = GLOBALS.map((symbol) => slots[symbol]);
+    const counted = saved.map((inner) => (inner ? counting(inner) : undefined));
+    try {
+      GLOBALS.forEach((symbol, i) => counted[i] && (slots[symbol] = counted[i].dispatcher));
+      const client = createClient({ baseUrl: url, apiKey: "k", secret: "s" });
+      expect((await get(client, 1)).response.status).toBe(200);
+      await expect(get(client, 6)).rejects.toMatchObject(refused);
+      expect(counted.reduce((sum, c) => sum + (c?.seen.count ?? 0), 0)).toBe(2);
+    } finally {
+      GLOBALS.forEach((symbol, i) => saved[i] && (slots[symbol] = saved[i]));
+    }
+  });
+
+  it("is fetch's own, unguarded, when no global dispatcher is where the guard looks (a later undici)", async () => {
+    // Such a fetch keeps its default dispatcher elsewhere: every request must still be sent.
+    const saved = GLOBALS.map((symbol) => slots[symbol]);
+    const fetchDefault = (saved[1] ?? saved[0])!;
+    const realFetch = globalThis.fetch;
+    try {
+      for (const symbol of GLOBALS) if (slots[symbol]) slots[symbol] = undefined;
+      vi.stubGlobal("fetch", (input: Request, init?: RequestInit & { dispatcher?: unknown }) =>
+        realFetch(input, { ...init, dispatcher: init?.dispatcher ?? fetchDefault } as RequestInit),
+      );
+      const client = createClient({ baseUrl: url, apiKey: "k", secret: "s", retry: false });
+      expect((await get(client, 1)).response.status).toBe(200);
+    } finally {
+      vi.unstubAllGlobals();
+      GLOBALS.forEach((symbol, i) => saved[i] && (slots[symbol] = saved[i]));
+    }
   });
 });
