@@ -13,6 +13,7 @@ import { closeIdleSockets } from "./http-send.js";
 import { PHASES, type Phase, probeMarker, runProbe } from "./run-probe.js";
 import { isLoopback } from "./safety.js";
 
+/** The help of `idv-conformance probe`. */
 export const PROBE_USAGE = `Usage: idv-conformance probe --base-url URL [options]
 
 Send a deployment every request example of the contract, requests that break one rule each, wrong

@@ -23,6 +23,7 @@ import { statefulFlows } from "./stateful-flows.js";
 
 /** The phases, in the order they run. */
 export const PHASES = ["examples", "negative", "auth", "stateful"] as const;
+/** A phase of the probe. */
 export type Phase = (typeof PHASES)[number];
 
 /** What to probe and how. */

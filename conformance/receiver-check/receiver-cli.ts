@@ -10,6 +10,7 @@ import type { ReportFormat } from "../reporters.js";
 import { DEFAULT_TIMEOUT_MS, runBattery, shownUrl } from "./battery.js";
 import { parseReceiverAuth, type ReceiverAuth } from "./receiver-auth.js";
 
+/** The help of `idv-conformance receiver`. */
 export const RECEIVER_USAGE = `Usage: idv-conformance receiver URL [options]
 
 Send a webhook receiver every example delivery of the AsyncAPI contract, the Test button's body,
