@@ -12,6 +12,7 @@ import {
   readBody,
   type RequestTarget,
 } from "../src/server/index.js";
+import { type Answer, sendAnswer } from "../src/server/answer.js";
 import { checkBody, checkHeaders, tooLarge, unrouted } from "../src/server/check-request.js";
 import {
   type ErrorShape,
@@ -102,13 +103,12 @@ export async function startMock(options: MockOptions = {}): Promise<RunningMock>
     const path = target.pathname;
     // What the log may name: an operation's template, never the path as sent.
     let template = "(no operation)";
-    const send = (status: number, headers: Record<string, string>, body: Buffer) => {
-      res.writeHead(status, { ...headers, "content-length": String(body.length) });
-      res.end(method === "HEAD" ? undefined : body);
-      log(`${method} ${template} → ${status}`);
+    const send = (answer: Answer) => {
+      sendAnswer(res, method, answer);
+      log(`${method} ${template} → ${answer.status}`);
     };
     const sendRejection = (r: Rejection, headers: Record<string, string> = {}) =>
-      send(r.status, { ...headers, "content-type": "application/json" }, Buffer.from(JSON.stringify(r.body)));
+      send({ status: r.status, json: r.body, headers });
 
     const found = routeOperation(operations, asMethod, path);
     if (!found.op) {
@@ -167,7 +167,7 @@ export async function startMock(options: MockOptions = {}): Promise<RunningMock>
       }
       throw new Error("Prism could not answer");
     }
-    send(out.status, out.headers, out.body);
+    send({ status: out.status, headers: out.headers, bytes: out.body });
   }
 
   const server = createSafeServer(handle, {

@@ -34,7 +34,8 @@ import {
 import { answerCapture, CAPTURES_PREFIX } from "./captures.js";
 import { checkV2, checkV4 } from "./credentials.js";
 import type { Sandbox } from "./sandbox.js";
-import { type Answer, answerService } from "./service.js";
+import { answerService } from "./service.js";
+import { type Answer, sendAnswer } from "../src/server/answer.js";
 
 /** Far above the largest upload the service takes (10 MB); a larger body is refused unkept. */
 const MAX_SERVICE_BODY = 12 * 1024 * 1024;
@@ -59,16 +60,6 @@ function errorBody(status: number, message: string, pathname: string | undefined
   return rejection(shape, status, code, message, {}).body;
 }
 
-function send(res: ServerResponse, method: string, answer: Answer): void {
-  const body =
-    answer.bytes ?? (answer.json === undefined ? Buffer.alloc(0) : Buffer.from(JSON.stringify(answer.json)));
-  const headers: Record<string, string> = { ...answer.headers };
-  if (answer.json !== undefined) headers["content-type"] = "application/json";
-  headers["content-length"] = String(body.length);
-  res.writeHead(answer.status, headers);
-  res.end(method === "HEAD" ? undefined : body);
-}
-
 const fromRejection = (r: Rejection): Answer => ({ status: r.status, json: r.body });
 
 /** Serve a sandbox over HTTP; resolves once listening. */
@@ -88,7 +79,7 @@ export async function serveSandbox(sandbox: Sandbox, options: SandboxServerOptio
     const asMethod = method === "HEAD" ? "GET" : method;
     const found = routeOperation(operations, asMethod, target.pathname);
     const reply = (answer: Answer, template = "(no operation)") => {
-      send(res, method, answer);
+      sendAnswer(res, method, answer);
       log(`${method} ${template} → ${answer.status}`);
     };
     if (!found.op) {
@@ -133,7 +124,7 @@ export async function serveSandbox(sandbox: Sandbox, options: SandboxServerOptio
   ) => {
     const found = routeOperation(controlOperations, method, target.pathname);
     const reply = (answer: Answer, template = "/_sandbox (no operation)") => {
-      send(res, method, answer);
+      sendAnswer(res, method, answer);
       log(`${method} ${template} → ${answer.status}`);
     };
     if (!found.op) {
@@ -171,7 +162,7 @@ export async function serveSandbox(sandbox: Sandbox, options: SandboxServerOptio
           sandbox.clock.now(),
           (id) => (sandbox.biometric.find(id)?.state ?? "archived") !== "archived",
         );
-        send(res, method, answer);
+        sendAnswer(res, method, answer);
         // The route, never the path: it names a transaction.
         log(`${method} ${CAPTURES_PREFIX}/{transaction_id}/{file} → ${answer.status}`);
         return;

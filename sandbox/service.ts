@@ -20,18 +20,14 @@ import {
 } from "./products.js";
 import type { Sandbox } from "./sandbox.js";
 import { renderZip } from "./zip.js";
+import type { Answer } from "../src/server/answer.js";
 import type { operations } from "../generated/types.js";
 
 // Bodies reach here only after the contract's schema accepted them.
 type Json = any;
 
-/** What the HTTP layer sends: JSON, or bytes with their type and file name. */
-export interface Answer {
-  status: number;
-  json?: unknown;
-  bytes?: Buffer;
-  headers?: Record<string, string>;
-}
+/** What the HTTP layer sends: JSON, or bytes with their type and file name (src/server's answer). */
+export type { Answer } from "../src/server/answer.js";
 
 export interface ServiceRequest {
   op: Operation;

@@ -14,8 +14,13 @@
 //   shape; 'error' events on request, response and socket never reach the process; a head Node
 //   would answer bare (no Host, over 1,000 headers, an Expect other than 100-continue) is refused
 //   in the caller's shape and its connection closed (headRefusal).
+// - sendAnswer(res, method, { status, json | bytes, headers }): a whole answer with its length (HEAD:
+//   headers alone). The operation model (operations.ts: loadOperations, routeOperation, shapeOfPath),
+//   the error shapes (error-body.ts) and the service's checks (check-request.ts: checkHeaders with
+//   CRED_AT_RISK, checkBody, readJsonBody, unrouted 404/405) serve the mock and the sandbox alike.
 // - parsePort, listen(server, port, host) → { url, close }, closeOnSignals(close?) (SIGINT/SIGTERM:
 //   close every server `listen` started, then exit), reportStartError.
+export { type Answer, sendAnswer } from "./answer.js";
 export { decodeJsonBody, jsonDepth, MAX_JSON_DEPTH, MAX_JSON_VALUES, readBody } from "./body.js";
 export type { BodyRead, JsonProblem, JsonRead } from "./body.js";
 export { createSafeServer, headRefusal, HttpError, MAX_REQUEST_HEADERS, safeHandler } from "./handler.js";
