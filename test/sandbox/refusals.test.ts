@@ -134,3 +134,28 @@ describe("the sandbox and the mock apply one browser-script rule (CRED_AT_RISK)"
     expect(atRisk).toBeGreaterThan(20);
   });
 });
+
+describe("the sandbox and the mock route alike (one unrouted answer)", () => {
+  it("answer an unknown path 404 and a known path's other method 405 with Allow, in the same words", async () => {
+    const requests: [string, string][] = [
+      ["GET", "/api/v4/no_such_thing"],
+      ["GET", "/api/v2/manual_eidv/x/y/z"],
+      ["DELETE", "/api/v4/pep_checks"],
+      ["GET", "/api/v2/manual_eidv"],
+      ["PATCH", "/api/v2/send_text"],
+    ];
+    for (const [method, path] of requests) {
+      const [fromSandbox, fromMock] = await Promise.all(
+        [sbx.running.url, mock.url].map(async (base) => {
+          const response = await fetch(base + path, { method });
+          return {
+            ...comparable(response.status, await response.json()),
+            allow: response.headers.get("allow"),
+          };
+        }),
+      );
+      expect(fromSandbox, `${method} ${path}`).toEqual(fromMock);
+      expect([404, 405]).toContain(fromSandbox?.status);
+    }
+  });
+});
