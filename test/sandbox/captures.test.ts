@@ -1,6 +1,7 @@
 // A verification's captures (document images, liveness video, extracted face) are served by the
 // sandbox at the URLs its events carry: no credentials, the right media types, valid 15 minutes on
 // the virtual clock, then 403 as object storage answers; an edited URL is refused too.
+import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startRecorder, startTestSandbox } from "../support/sandbox.js";
 
@@ -106,5 +107,37 @@ describe("capture URLs of a completed verification", () => {
       expect(await answer.text()).toContain("<Code>NoSuchKey</Code>");
     }
     expect((await fetch(`${sbx.running.url}/_captures/x/front.jpg`, { method: "DELETE" })).status).toBe(405);
+  });
+});
+
+describe("any request under /_captures/", () => {
+  it("is answered 403 or 404 in XML (never a 5xx, never bytes) without a valid signature", async () => {
+    // No dot-segment ("..", "%2e%2e"…): fetch resolves those before sending, out of /_captures/.
+    const dotSegment = (text: string) => /^(\.|%2e){1,2}$/i.test(text);
+    const segment = fc
+      .oneof(
+        fc.constantFrom("front.jpg", "liveness.mp4", "%zz", "__proto__", "", "%00.jpg"),
+        fc.stringMatching(/^[\w.%-]{0,40}$/),
+      )
+      .filter((text) => !dotSegment(text));
+    const param = fc.tuple(
+      fc.constantFrom("X-Amz-Date", "X-Amz-Signature", "X-Amz-Expires", "x", "__proto__"),
+      fc.string({ maxLength: 40 }),
+    );
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(segment, { minLength: 1, maxLength: 4 }),
+        fc.array(param, { maxLength: 5 }),
+        async (segments, params) => {
+          const query = new URLSearchParams(params).toString();
+          const answer = await fetch(`${sbx.running.url}/_captures/${segments.join("/")}?${query}`);
+          const text = await answer.text();
+          expect([403, 404], `${segments.join("/")}?${query}`).toContain(answer.status);
+          expect(text.startsWith("<?xml")).toBe(true);
+        },
+      ),
+      { numRuns: 150 },
+    );
+    expect((await fetch(`${sbx.running.url}/_sandbox/clock`)).status).toBe(200);
   });
 });
