@@ -15,6 +15,7 @@ if (store === "node-redis") {
   const client = createClient({
     socket: { host: "127.0.0.1", port: Number(redisPort), connectTimeout: 1_000 },
     disableOfflineQueue: true,
+    commandsQueueMaxLength: 1_000,
   });
   client.on("error", (e: Error) => console.error(`redis: ${e.name}`));
   await client.connect();
