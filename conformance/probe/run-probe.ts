@@ -209,7 +209,9 @@ export class ProbeSession {
         message:
           answer.failure === "timeout"
             ? `no answer within ${this.options.timeoutMs} ms`
-            : "the connection closed without an answer",
+            : answer.failure === "refused"
+              ? "the connection was refused: nothing listens at --base-url"
+              : "the connection closed without an answer",
       });
     } else {
       const exchange: Exchange = {

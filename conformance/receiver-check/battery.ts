@@ -137,7 +137,10 @@ export async function runBattery(
         in: "receiver.answer",
         check,
         pointer: "",
-        message: "the connection closed without an answer",
+        message:
+          answer.failure === "refused"
+            ? "the connection was refused: nothing listens at this URL"
+            : "the connection closed without an answer",
       });
     } else {
       const acked =

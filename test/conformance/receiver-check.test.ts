@@ -144,6 +144,18 @@ describe("the command line", () => {
     expect(ftp.stderr).toContain("must be an http or https URL");
   });
 
+  it("says when nothing listens at the URL", async () => {
+    const receiver = await startFixtureReceiver("none");
+    const url = receiver.url;
+    await receiver.close();
+    const run = await runInProcess(["receiver", `${url}/idv/events`, "--format", "json"]);
+    expect(run.status).toBe(1);
+    const report = JSON.parse(run.stdout) as JsonReport;
+    expect(report.results[0]?.violations[0]?.message).toBe(
+      "the connection was refused: nothing listens at this URL",
+    );
+  });
+
   it("prints credentials as variables in its reproducers, never their values", async () => {
     const receiver = await startFixtureReceiver("refuses-test-body");
     try {
