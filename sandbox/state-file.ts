@@ -14,6 +14,7 @@ import {
   writeSync,
 } from "node:fs";
 import { exceedsJsonLimits } from "../src/json-scan.js";
+import { MAX_KEPT_BYTES } from "./byte-budget.js";
 import type { BiometricRecord } from "./biometric.js";
 import type { Timer } from "./clock.js";
 import type { Delivery, Receiver } from "./deliveries.js";
@@ -22,16 +23,21 @@ import type { Sandbox, WorkflowCase } from "./sandbox.js";
 import { MAX_STATE_DEPTH, stateProblem } from "./state-shape.js";
 
 /**
- * The largest state file read: the sandbox's own budgets (64 MiB of request bytes, 10,000
- * deliveries, their timers) write far less; a larger file is not one it wrote, and is refused unread.
+ * The largest state file read: the sandbox writes at most its byte budget (MAX_KEPT_BYTES, 64 MiB,
+ * counted as the state holds it) and its receivers (under 20 MiB); a larger file is not one it
+ * wrote, and is refused unread.
  */
 export const MAX_STATE_FILE_BYTES = 256 * 1024 * 1024;
 
 /**
  * Nesting and value count of the state a file may hold: the sandbox's records nest about a dozen
- * levels, and 100,000 records of some 200 values each, with 10,000 deliveries, stay far under.
+ * levels, and a value takes at least two bytes of JSON (a digit and a comma), so what the byte
+ * budget and the receivers let the sandbox write holds fewer than this.
  */
-const STATE_JSON_LIMITS = { maxDepth: MAX_STATE_DEPTH, maxValues: 32_000_000 };
+const STATE_JSON_LIMITS = {
+  maxDepth: MAX_STATE_DEPTH,
+  maxValues: Math.ceil((MAX_KEPT_BYTES + 20 * 1024 * 1024) / 2),
+};
 
 const FORMAT = "idv-sandbox-state";
 const VERSION = 1;
