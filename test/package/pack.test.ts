@@ -222,6 +222,8 @@ describe("what the package's users read", () => {
       "createClient",
       "idv-contract/webhooks",
       "npx idv-conformance",
+      "npx idv-sandbox",
+      'from "idv-contract/sandbox"',
     ]) {
       expect(packed()).toContain(topic);
     }
