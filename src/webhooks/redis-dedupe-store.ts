@@ -45,7 +45,8 @@ export interface RedisDedupeStoreOptions {
   leaseMs?: number;
   /**
    * How long to wait for each answer before the delivery is reported as not recorded; also set
-   * the client's own timeout (see docs/webhooks.md). Default DEFAULT_REDIS_TIMEOUT_MS (1 s).
+   * the client's own timeout (see docs/webhooks.md). At most 2^31 - 1 (a timer's limit). Default
+   * DEFAULT_REDIS_TIMEOUT_MS (1 s).
    */
   timeoutMs?: number;
 }
@@ -61,8 +62,14 @@ const textOf = (reply: unknown): string | undefined =>
       ? new TextDecoder().decode(reply)
       : undefined;
 
-/** Whole milliseconds for PX: Redis refuses a fraction, and a zero would be an error too. */
-const px = (ms: number) => String(Math.max(1, Math.ceil(ms)));
+// The longest wait a timer takes: setTimeout fires at once, with a warning, past it.
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/**
+ * Whole milliseconds for PX: Redis refuses a fraction, a zero, and what String writes with an
+ * exponent (1e21 and up) or as Infinity; past 2^53 ms (285,000 years) is for good anyway.
+ */
+const px = (ms: number) => String(Math.min(Number.MAX_SAFE_INTEGER, Math.max(1, Math.ceil(ms))));
 
 /**
  * A DedupeStore in Redis. A new key is written `pending` for `leaseMs`, then `done` for the
@@ -96,8 +103,8 @@ export class RedisDedupeStore implements DedupeStore {
     this.#timeoutMs = options.timeoutMs ?? DEFAULT_REDIS_TIMEOUT_MS;
     if (typeof this.#prefix !== "string" || this.#prefix.length > MAX_PREFIX_LENGTH)
       throw new RangeError(`prefix must be a string of at most ${MAX_PREFIX_LENGTH} characters.`);
-    if (!(Number.isFinite(this.#timeoutMs) && this.#timeoutMs > 0))
-      throw new RangeError("timeoutMs must be a positive number of milliseconds.");
+    if (!(this.#timeoutMs > 0 && this.#timeoutMs <= MAX_TIMER_MS))
+      throw new RangeError(`timeoutMs must be a positive number of milliseconds, at most ${MAX_TIMER_MS}.`);
     if (!(Number.isFinite(this.#leaseMs) && this.#leaseMs >= 2 * this.#timeoutMs))
       throw new RangeError(
         "leaseMs must be a number of milliseconds at least twice timeoutMs: a claim must outlive the write that confirms it.",
@@ -110,8 +117,8 @@ export class RedisDedupeStore implements DedupeStore {
       throw new RangeError(
         `A RedisDedupeStore key is a string of at most ${MAX_KEY_LENGTH} characters: hash longer ones first, as deliveryKey does.`,
       );
-    if (!(Number.isFinite(ttlMs) && ttlMs > 0))
-      throw new RangeError("ttlMs must be a positive number of milliseconds.");
+    // Infinity is remembering for good, as createDeduper and the in-memory store allow it.
+    if (!(ttlMs > 0)) throw new RangeError("ttlMs must be a positive number of milliseconds.");
     const redisKey = this.#prefix + key;
     // A key seen by SET but gone by GET expired in between: look again, a bounded number of times.
     for (let attempt = 0; attempt < 3; attempt++) {

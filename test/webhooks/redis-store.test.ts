@@ -167,6 +167,31 @@ describe.each(LIBRARIES)("RedisDedupeStore with %s", (library) => {
     expect(await definite(() => deduper.isDuplicate(event))).toBe(true);
   });
 
+  it("takes any retention createDeduper accepts and a long lease: Redis gets whole milliseconds it can store", async () => {
+    // Infinity (remember for good, as the in-memory store does) and 1e21 (written "1e+21" by String)
+    // are refused by Redis as PX values: every delivery would be answered 503.
+    const deduper = createDeduper({
+      store: new RedisDedupeStore(connection.client, {
+        prefix: prefix(),
+        timeoutMs: TEST_TIMEOUT_MS,
+        leaseMs: 1e21,
+      }),
+      retentionMs: Infinity,
+    });
+    const event = eventOf(`t-${library}-long`);
+    expect(await definite(() => deduper.isDuplicate(event))).toBe(false);
+    expect(await definite(() => deduper.isDuplicate(event))).toBe(true);
+    const key = `${prefix()}${deliveryKey(event)}`;
+    expect(await inspector().sendCommand(["GET", key])).toBe("done");
+    expect(Number(await inspector().sendCommand(["PTTL", key]))).toBeGreaterThan(1e15);
+  });
+
+  it("refuses a timeoutMs the timer cannot wait (it would fire at once and refuse every delivery)", () => {
+    expect(() => new RedisDedupeStore(connection.client, { timeoutMs: 2 ** 31, leaseMs: 2 ** 33 })).toThrow(
+      /timeoutMs/,
+    );
+  });
+
   it("loses nothing with the library's default options either (offline queue on)", async () => {
     const defaults = await connectClient(library, redis.port, { libraryDefaults: true });
     try {
