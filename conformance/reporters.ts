@@ -66,8 +66,14 @@ const xml = (s: string): string =>
 /** One finding as a line: where, which check, and the message (never a recorded value). */
 export const findingLine = (f: Finding): string => `${f.in} ${f.pointer || "/"} [${f.check}]: ${f.message}`;
 
+/** Where an entry is, and its method and path when it was read far enough to have them. */
 const entryName = (r: EntryResult): string =>
-  `${r.file ? `${r.file} ` : ""}${r.line === undefined ? `entry ${r.index}` : `line ${r.line}`} ${r.method} ${r.path}`;
+  [
+    ...(r.file ? [r.file] : []),
+    r.line === undefined ? `entry ${r.index}` : `line ${r.line}`,
+    ...(r.method ? [r.method] : []),
+    ...(r.path ? [r.path] : []),
+  ].join(" ");
 
 class JunitReporter implements Reporter {
   constructor(

@@ -33,6 +33,22 @@ describe("text report", () => {
     expect(lines.at(-1)).toBe("4 checked: 2 passed, 2 failed, 1 warning");
   });
 
+  it("names an entry too large to read by where it is alone, with nothing after it", async () => {
+    const big = example("getEddCase");
+    if (big.response) big.response.body = jsonText({ padding: "x".repeat(4096) });
+    const file = writeNdjson(dir, "too-large.ndjson", [big, example("getEddCase")]);
+    process.env.IDV_CONFORMANCE_MAX_ENTRY_BYTES = "2048";
+    try {
+      for (const format of ["text", "junit"]) {
+        const run = await runMain(["check", file, "--format", format]);
+        expect(run.stdout).toMatch(/line 1\b/);
+        expect(run.stdout).not.toMatch(/line 1 +(\n|"|$)/m);
+      }
+    } finally {
+      delete process.env.IDV_CONFORMANCE_MAX_ENTRY_BYTES;
+    }
+  });
+
   it("shows no progress line for a run of a moment, even on a terminal", async () => {
     const file = writeNdjson(dir, "short.ndjson", [example("getEddCase")]);
     const run = await runMain(["check", file], true);
