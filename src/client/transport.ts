@@ -110,7 +110,8 @@ export function createTransport(options: TransportOptions): Send {
           request.signal.aborted ||
           n >= retries ||
           error instanceof ApiRequestError ||
-          (error as Error).cause instanceof CodingsError
+          // A fetch may reject with anything, undefined included.
+          (error as { cause?: unknown } | null | undefined)?.cause instanceof CodingsError
         ) {
           throw error;
         }

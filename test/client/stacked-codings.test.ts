@@ -193,3 +193,24 @@ describe("the dispatcher the guard sends through", () => {
     }
   });
 });
+
+describe("a refusal is final, any other failure is retried as before", () => {
+  it("retries a GET whose fetch rejected with something that is not an Error (null, undefined, a string)", async () => {
+    for (const reason of [undefined, null, "offline"]) {
+      let calls = 0;
+      const client = createClient({
+        baseUrl: "http://127.0.0.1:9",
+        apiKey: "k",
+        secret: "s",
+        retry: { retries: 1, baseDelayMs: 1, maxDelayMs: 1 },
+        fetch: async () => {
+          if (calls++ === 0) throw reason;
+          return new Response("{}", { headers: { "Content-Type": "application/json" } });
+        },
+      });
+      const { response } = await client.GET("/api/v4/outsource_cases/{id}", { params: { path: { id: 1 } } });
+      expect(response.status).toBe(200);
+      expect(calls).toBe(2);
+    }
+  });
+});
