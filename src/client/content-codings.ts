@@ -88,6 +88,6 @@ const globalGuard = guardOver();
  */
 export function withCodingsGuard(init?: RequestInit): RequestInit | undefined {
   const own = (init as { dispatcher?: unknown } | undefined)?.dispatcher;
-  const dispatcher = own === undefined ? globalFor() && globalGuard : isDispatcher(own) && guardOver(own);
+  const dispatcher = own == null ? globalFor() && globalGuard : isDispatcher(own) && guardOver(own);
   return dispatcher ? ({ ...init, dispatcher } as RequestInit) : init;
 }

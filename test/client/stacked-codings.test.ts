@@ -161,6 +161,17 @@ describe("the dispatcher the guard sends through", () => {
     expect(seen.count).toBe(2);
   });
 
+  it("is the global one, guarded, when the client is given a dispatcher of null", async () => {
+    const client = createClient({
+      baseUrl: url,
+      apiKey: "k",
+      secret: "s",
+      requestInitExt: { dispatcher: null },
+    });
+    expect((await get(client, 1)).response.status).toBe(200);
+    await expect(get(client, 6)).rejects.toMatchObject(refused);
+  });
+
   it("is the global one a user installed (a proxy agent, a MockAgent), still guarded", async () => {
     const saved = GLOBALS.map((symbol) => slots[symbol]);
     const counted = saved.map((inner) => (inner ? counting(inner) : undefined));
