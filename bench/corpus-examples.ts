@@ -1,7 +1,7 @@
 // Valid exchanges built from the contract's own examples: every operation, every documented status,
 // every example. They are the base of the benchmark corpus and of the conformance tests.
-import { isJsonMediaType } from "../conformance/contract-model.js";
-import type { Exchange, HeaderMap, RecordedBody } from "../conformance/exchange.js";
+import { isJsonMediaType } from "../conformance/checks/contract-model.js";
+import type { Exchange, HeaderMap, RecordedBody } from "../conformance/traffic/exchange.js";
 import { resolveRef as deref } from "../scripts/lib/json-ref.js";
 
 // An OpenAPI document is walked structurally.

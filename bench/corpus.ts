@@ -1,8 +1,8 @@
 // A realistic traffic corpus with known verdicts: the contract's example exchanges, most sent as they
 // are, some broken by one mutation whose expected violation is known.
 
-import type { Exchange, RecordedBody } from "../conformance/exchange.js";
-import type { CheckName } from "../conformance/findings.js";
+import type { Exchange, RecordedBody } from "../conformance/traffic/exchange.js";
+import type { CheckName } from "../conformance/findings/findings.js";
 import { type ExampleExchange, exampleExchanges } from "./corpus-examples.js";
 import { seededRandom } from "./seeded-random.js";
 

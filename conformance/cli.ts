@@ -5,11 +5,11 @@ import { createWriteStream, realpathSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import type { Writable } from "node:stream";
 import { parseArgs } from "node:util";
-import type { EntryResult, Summary } from "./findings.js";
-import { InputError } from "./input-error.js";
-import { openSource } from "./open-source.js";
-import { createReporter, type ReportFormat } from "./reporters.js";
-import { runAll } from "./run.js";
+import type { EntryResult, Summary } from "./findings/findings.js";
+import { InputError } from "./traffic/input-error.js";
+import { openSource } from "./run/open-source.js";
+import { createReporter, type ReportFormat } from "./findings/reporters.js";
+import { runAll } from "./run/run.js";
 
 const USAGE = `Usage:
   idv-conformance check FILE…      check API exchanges (HAR 1.2 or NDJSON) against the OpenAPI contract
@@ -99,7 +99,7 @@ async function openResults(
     io.stderr.write(`idv-conformance: --jobs ${args.jobs} is more than the ${cores} cores; using ${cores}\n`);
   const jobs = Math.min(args.jobs, cores);
   if (jobs > 1 && args.files.length > 1) {
-    const { checkInWorkers } = await import("./worker-pool.js");
+    const { checkInWorkers } = await import("./run/worker-pool.js");
     // A file whose worker stopped is a violation in the report, and one line here.
     const stopped = (file: string, reason: string) =>
       io.stderr.write(`idv-conformance: ${file}: not checked to its end: ${reason}\n`);
@@ -197,7 +197,7 @@ async function runChecks(argv: string[], io: CliIo): Promise<number> {
 const COMMANDS = new Map<string, (argv: string[], io: CliIo) => Promise<number>>([
   ["check", runChecks],
   ["webhooks", runChecks],
-  ["proxy", async (argv, io) => (await import("./proxy-cli.js")).runProxy(argv, io)],
+  ["proxy", async (argv, io) => (await import("./proxy/proxy-cli.js")).runProxy(argv, io)],
   ["probe", async (argv, io) => (await import("./probe/probe-cli.js")).runProbe(argv, io)],
   [
     "receiver",

@@ -1,24 +1,34 @@
 // The programmatic API of the conformance suite (`idv-contract/conformance`).
-import { AjvCompiler } from "./ajv-compiler.js";
-import type { Json } from "./contract-model.js";
-import { bundledContract } from "./load-contract.js";
-import { type ConformanceChecker, type ConformanceOptions, checkerFor } from "./open-checker.js";
+import { AjvCompiler } from "./checks/ajv-compiler.js";
+import type { Json } from "./checks/contract-model.js";
+import { bundledContract } from "./checks/load-contract.js";
+import { type ConformanceChecker, type ConformanceOptions, checkerFor } from "./run/open-checker.js";
 
-export type { Exchange, HeaderMap, RecordedBody, RecordedRequest, RecordedResponse } from "./exchange.js";
-export type { CheckName, EntryResult, Finding, FindingLocation, Summary } from "./findings.js";
-export { InputError } from "./input-error.js";
-export { readContract } from "./load-contract.js";
-export { type ConformanceChecker, type ConformanceOptions, openConformanceChecker } from "./open-checker.js";
+export type {
+  Exchange,
+  HeaderMap,
+  RecordedBody,
+  RecordedRequest,
+  RecordedResponse,
+} from "./traffic/exchange.js";
+export type { CheckName, EntryResult, Finding, FindingLocation, Summary } from "./findings/findings.js";
+export { InputError } from "./traffic/input-error.js";
+export { readContract } from "./checks/load-contract.js";
+export {
+  type ConformanceChecker,
+  type ConformanceOptions,
+  openConformanceChecker,
+} from "./run/open-checker.js";
 export {
   detectFormat,
   exchangeFromHar,
   exchangeFromNdjson,
   readExchanges,
   type TrafficFormat,
-} from "./read-traffic.js";
-export { createReporter, type Reporter, type ReportFormat } from "./reporters.js";
-export { type RunOptions, runAll } from "./run.js";
-export type { WebhookChecker } from "./webhooks.js";
+} from "./traffic/read-traffic.js";
+export { createReporter, type Reporter, type ReportFormat } from "./findings/reporters.js";
+export { type RunOptions, runAll } from "./run/run.js";
+export type { WebhookChecker } from "./checks/webhooks.js";
 
 /** Create a checker for a contract (the bundled one by default); validators compile on first use. */
 export function createConformanceChecker(options: ConformanceOptions = {}): ConformanceChecker {
@@ -29,7 +39,7 @@ export function createConformanceChecker(options: ConformanceOptions = {}): Conf
 /** Create a checker of webhook deliveries (loads the AsyncAPI contract only when asked for). */
 export async function createWebhookChecker(
   options: { spec?: Json; specFile?: string } = {},
-): Promise<import("./webhooks.js").WebhookChecker> {
-  const webhooks = await import("./webhooks.js");
+): Promise<import("./checks/webhooks.js").WebhookChecker> {
+  const webhooks = await import("./checks/webhooks.js");
   return webhooks.createWebhookChecker(options);
 }

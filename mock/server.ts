@@ -2,8 +2,7 @@
 import { readFileSync } from "node:fs";
 import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import { fileURLToPath } from "node:url";
-import type { SchemaCompiler } from "../conformance/contract-model.js";
-import { loadPrecompiled } from "../conformance/precompiled.js";
+import { openSchemaCompiler } from "../conformance/servers.js";
 import {
   createSafeServer,
   headerRecord,
@@ -91,8 +90,7 @@ export async function startMock(options: MockOptions = {}): Promise<RunningMock>
   const doc = JSON.parse(readFileSync(spec, "utf8"));
   const operations = loadOperations(doc);
   // The validators generated at build time when they match this contract, else ajv compiling on first use.
-  const compiler: SchemaCompiler =
-    (await loadPrecompiled(doc)) ?? new (await import("../conformance/ajv-compiler.js")).AjvCompiler(doc);
+  const compiler = await openSchemaCompiler(doc);
   const answer = await createPrismEngine(spec);
   const log = options.log ?? (() => {});
 

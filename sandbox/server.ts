@@ -3,8 +3,7 @@
 // answered from the sandbox's state; the control API under /_sandbox.
 import type { IncomingMessage, ServerResponse } from "node:http";
 import bundledContract from "../generated/openapi.json" with { type: "json" };
-import type { SchemaCompiler } from "../conformance/contract-model.js";
-import { loadPrecompiled } from "../conformance/precompiled.js";
+import { openSchemaCompiler } from "../conformance/servers.js";
 import {
   checkBody,
   checkHeaders,
@@ -65,9 +64,7 @@ const fromRejection = (r: Rejection): Answer => ({ status: r.status, json: r.bod
 /** Serve a sandbox over HTTP; resolves once listening. */
 export async function serveSandbox(sandbox: Sandbox, options: SandboxServerOptions = {}): Promise<Listening> {
   const operations = loadOperations(bundledContract);
-  const compiler: SchemaCompiler =
-    (await loadPrecompiled(bundledContract)) ??
-    new (await import("../conformance/ajv-compiler.js")).AjvCompiler(bundledContract);
+  const compiler = await openSchemaCompiler(bundledContract);
   const log = options.log ?? (() => {});
 
   const service = async (

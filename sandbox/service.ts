@@ -1,7 +1,7 @@
 // The service's operations on the sandbox's state: each create makes a record from the request, each
 // read returns it, each download is a real PDF (or zip) of it, and unknown ids get the operation's 404.
 import { randomUUID } from "node:crypto";
-import { formParts, multipartBoundary } from "../conformance/multipart.js";
+import { formParts, multipartBoundary } from "../conformance/servers.js";
 import type { Operation } from "../src/server/operations.js";
 import { rejection } from "../src/server/error-body.js";
 import { TransitionError } from "./biometric.js";

@@ -4,9 +4,9 @@
 // `--check` fails instead of writing when a committed file is stale.
 import { readFileSync } from "node:fs";
 import standaloneCode from "ajv/dist/standalone/index.js";
-import { ContractModel, type Json } from "../conformance/contract-model.js";
+import { ContractModel, type Json } from "../conformance/checks/contract-model.js";
 import { webhookChannels } from "../generated/webhook-events.js";
-import { contractDigest } from "../conformance/precompiled.js";
+import { contractDigest } from "../conformance/checks/precompiled.js";
 import { createSchemaValidator } from "../src/schema-validator.js";
 import { commentHeader } from "./lib/generated-header.js";
 import { fromRoot } from "./lib/paths.js";

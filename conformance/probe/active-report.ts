@@ -2,8 +2,8 @@
 // checks failed, and a command that sends the same request again. Like every report of the suite,
 // they quote no value the peer sent: statuses, the contract's own words, and what the test itself sent.
 import type { Writable } from "node:stream";
-import { write } from "../report-sink.js";
-import type { ReportFormat } from "../reporters.js";
+import { write } from "../findings/report-sink.js";
+import type { ReportFormat } from "../findings/reporters.js";
 
 /** A violation or warning of an active test. */
 export interface ActiveFinding {

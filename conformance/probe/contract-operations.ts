@@ -1,6 +1,6 @@
 // The operations of the contract as the probe drives them: how each authenticates, its path
 // parameters, its request examples, the statuses it documents and the links its responses give.
-import { ownMember, resolveRef } from "../resolve-ref.js";
+import { ownMember, resolveRef } from "../checks/resolve-ref.js";
 
 // An OpenAPI document is walked structurally.
 type Json = any;

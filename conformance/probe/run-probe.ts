@@ -1,10 +1,10 @@
 // The probe: requests made from the contract, sent to a deployment, every answer judged by the
 // suite's checks (the same ones `check` runs on recorded traffic) and by what each phase expects.
-import type { Json } from "../contract-model.js";
-import { type Exchange, NOT_JSON, parseJson } from "../exchange.js";
-import { bundledContract } from "../load-contract.js";
-import { openConformanceChecker } from "../open-checker.js";
-import type { HarRecorder } from "../proxy-har.js";
+import type { Json } from "../checks/contract-model.js";
+import { type Exchange, NOT_JSON, parseJson } from "../traffic/exchange.js";
+import { bundledContract } from "../checks/load-contract.js";
+import { openConformanceChecker } from "../run/open-checker.js";
+import type { HarRecorder } from "../proxy/har.js";
 import type { ActiveFinding, ActiveResult } from "./active-report.js";
 import {
   type ApiCredentials,

@@ -3,10 +3,10 @@ import { createWriteStream } from "node:fs";
 import type { Writable } from "node:stream";
 import { parseArgs } from "node:util";
 import type { CliIo } from "../cli.js";
-import { InputError } from "../input-error.js";
+import { InputError } from "../traffic/input-error.js";
 import { type ActiveReport, latencyRows, summarize, writeActiveReport } from "../probe/active-report.js";
 import { closeIdleSockets } from "../probe/http-send.js";
-import type { ReportFormat } from "../reporters.js";
+import type { ReportFormat } from "../findings/reporters.js";
 import { DEFAULT_TIMEOUT_MS, runBattery, shownUrl } from "./battery.js";
 import { parseReceiverAuth, type ReceiverAuth } from "./receiver-auth.js";
 

@@ -1,7 +1,6 @@
 // The service's own answers to requests it refuses: missing credentials, browser scripts,
 // unknown records, invalid bodies and bad uploads, each in the operation's error shape.
-import type { SchemaCompiler } from "../../conformance/contract-model.js";
-import { formParts, multipartBoundary } from "../../conformance/multipart.js";
+import { formParts, multipartBoundary, type SchemaCompiler } from "../../conformance/servers.js";
 import { decodeJsonBody, type JsonProblem, MAX_JSON_DEPTH } from "./body.js";
 import { hasEssence, isJsonMediaType } from "./media-type.js";
 import { type Operation, shapeOfPath } from "./operations.js";

@@ -1,6 +1,6 @@
 // Each operation of a contract as the servers route and check it, read once from the bundled document.
 import { escapeToken } from "../json-pointer.js";
-import { resolveRef } from "../../conformance/resolve-ref.js";
+import { resolveRef } from "../../conformance/servers.js";
 import { decodeSegment } from "./request-target.js";
 
 // The bundled document is walked structurally.

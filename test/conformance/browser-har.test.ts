@@ -8,8 +8,8 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node
 import { join } from "node:path";
 import { chromium } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Exchange } from "../../conformance/exchange.js";
-import type { EntryResult } from "../../conformance/findings.js";
+import type { Exchange } from "../../conformance/traffic/exchange.js";
+import type { EntryResult } from "../../conformance/findings/findings.js";
 import { type RunningSandbox, startSandbox } from "../../sandbox/start.js";
 import { listen, type RunningServer } from "../../src/server/static-files.js";
 import { chromeDevToolsHar, firefoxHar, type Seen } from "./support/browser-hars.js";

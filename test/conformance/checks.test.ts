@@ -1,7 +1,7 @@
 // Every check, on an exchange that passes it and on one that breaks it, with the violation expected.
 import { describe, expect, it } from "vitest";
-import type { Exchange } from "../../conformance/exchange.js";
-import type { CheckName, FindingLocation } from "../../conformance/findings.js";
+import type { Exchange } from "../../conformance/traffic/exchange.js";
+import type { CheckName, FindingLocation } from "../../conformance/findings/findings.js";
 import { bodyJson, checker, example, jsonText } from "./support/exchanges.js";
 
 interface Case {

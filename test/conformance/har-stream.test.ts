@@ -1,8 +1,8 @@
 // The streaming HAR reader cuts out exactly the elements of log.entries, wherever the chunks split.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { harEntries } from "../../conformance/har-stream.js";
-import { InputError } from "../../conformance/input-error.js";
+import { harEntries } from "../../conformance/traffic/har-stream.js";
+import { InputError } from "../../conformance/traffic/input-error.js";
 import { hostileJsonValue } from "../support/hostile.js";
 
 /** Bytes split into chunks at the given cut points. */

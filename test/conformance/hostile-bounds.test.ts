@@ -6,7 +6,11 @@ import fc from "fast-check";
 import { XMLValidator } from "fast-xml-parser";
 import { afterAll, describe, expect, it } from "vitest";
 import { toNdjson } from "../../bench/corpus.js";
-import { MAX_RECORDING_NESTING, MAX_RECORDING_VALUES, MEASURE_ABOVE } from "../../conformance/json-bounds.js";
+import {
+  MAX_RECORDING_NESTING,
+  MAX_RECORDING_VALUES,
+  MEASURE_ABOVE,
+} from "../../conformance/traffic/json-bounds.js";
 import { fromRoot, ROOT } from "../../scripts/lib/paths.js";
 import { hasStackTrace, tempDir } from "./support/cli.js";
 import { example } from "./support/exchanges.js";

@@ -3,7 +3,7 @@ import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { toNdjson } from "../../bench/corpus.js";
-import type { Exchange } from "../../conformance/exchange.js";
+import type { Exchange } from "../../conformance/traffic/exchange.js";
 import {
   assertPrototypesUntouched,
   CANARIES,

@@ -5,8 +5,8 @@
 import { once } from "node:events";
 import { createServer, type Server, type Socket } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ConformanceChecker } from "../../conformance/open-checker.js";
-import { type RunningProxy, startProxy } from "../../conformance/proxy.js";
+import type { ConformanceChecker } from "../../conformance/run/open-checker.js";
+import { type RunningProxy, startProxy } from "../../conformance/proxy/proxy.js";
 import { rawStatus, sendRaw } from "../support/hostile.js";
 
 let answer = "";

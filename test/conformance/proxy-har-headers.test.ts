@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
-import { HarRecorder, type HarExchange } from "../../conformance/proxy-har.js";
+import { HarRecorder, type HarExchange } from "../../conformance/proxy/har.js";
 import { loadOpenApi } from "../support/contract.js";
 import { CANARIES, canary, containsCanary } from "../support/hostile.js";
 

@@ -9,9 +9,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ConformanceChecker } from "../../conformance/open-checker.js";
-import { type RunningProxy, startProxy } from "../../conformance/proxy.js";
-import { runProxy } from "../../conformance/proxy-cli.js";
+import type { ConformanceChecker } from "../../conformance/run/open-checker.js";
+import { type RunningProxy, startProxy } from "../../conformance/proxy/proxy.js";
+import { runProxy } from "../../conformance/proxy/proxy-cli.js";
 import { rawStatus, sendRaw } from "../support/hostile.js";
 import { Capture } from "./support/in-process.js";
 

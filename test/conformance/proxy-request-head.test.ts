@@ -5,8 +5,8 @@
 // connection without a word). None reaches the service, nor does a request pipelined after it. The
 // first four are refused by the servers' shared plumbing (src/server's headRefusal), CONNECT by the proxy.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ConformanceChecker } from "../../conformance/open-checker.js";
-import { type RunningProxy, startProxy } from "../../conformance/proxy.js";
+import type { ConformanceChecker } from "../../conformance/run/open-checker.js";
+import { type RunningProxy, startProxy } from "../../conformance/proxy/proxy.js";
 import { MAX_REQUEST_HEADERS } from "../../src/server/index.js";
 import { sendAndRead, startRawUpstream } from "./support/raw-upstream.js";
 

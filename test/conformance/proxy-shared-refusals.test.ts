@@ -5,8 +5,8 @@
 // answer that closes the connection (a target that is not a path) is not forwarded: before, the
 // service got it, its answer could never be sent, and closing the proxy waited for it for ever.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ConformanceChecker } from "../../conformance/open-checker.js";
-import { type RunningProxy, startProxy } from "../../conformance/proxy.js";
+import type { ConformanceChecker } from "../../conformance/run/open-checker.js";
+import { type RunningProxy, startProxy } from "../../conformance/proxy/proxy.js";
 import { sendAndRead, startRawUpstream } from "./support/raw-upstream.js";
 
 let upstream: Awaited<ReturnType<typeof startRawUpstream>>;

@@ -5,8 +5,8 @@
 // or OPTIONS was forwarded unframed before, and read by the service as the next request.
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ConformanceChecker } from "../../conformance/open-checker.js";
-import { type RunningProxy, startProxy } from "../../conformance/proxy.js";
+import type { ConformanceChecker } from "../../conformance/run/open-checker.js";
+import { type RunningProxy, startProxy } from "../../conformance/proxy/proxy.js";
 import { sendRaw } from "../support/hostile.js";
 import { sendAndRead, startRawUpstream } from "./support/raw-upstream.js";
 

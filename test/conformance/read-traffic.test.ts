@@ -1,7 +1,7 @@
 // Reading HAR 1.2 entries and NDJSON lines into exchanges.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { exchangeFromHar, exchangeFromNdjson } from "../../conformance/read-traffic.js";
+import { exchangeFromHar, exchangeFromNdjson } from "../../conformance/traffic/read-traffic.js";
 import { checker, example } from "./support/exchanges.js";
 
 describe("exchangeFromHar", () => {

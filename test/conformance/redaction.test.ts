@@ -2,7 +2,7 @@
 // through every check that can fire, and none of it may appear in the text, JSON or JUnit report.
 import { rmSync } from "node:fs";
 import { afterAll, describe, expect, it } from "vitest";
-import type { Exchange } from "../../conformance/exchange.js";
+import type { Exchange } from "../../conformance/traffic/exchange.js";
 import { runCli, tempDir, writeNdjson } from "./support/cli.js";
 import { bodyJson, example, jsonText } from "./support/exchanges.js";
 

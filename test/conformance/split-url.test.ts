@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { splitUrl } from "../../conformance/normalize.js";
+import { splitUrl } from "../../conformance/traffic/normalize.js";
 
 /** The query as the WHATWG URL parser reads it: the reference the quick path must match. */
 function queryByUrlParser(url: string): Record<string, string[]> {

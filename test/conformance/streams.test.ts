@@ -3,8 +3,8 @@
 import { readFileSync, rmSync } from "node:fs";
 import { gzipSync, gunzipSync } from "node:zlib";
 import { afterAll, describe, expect, it } from "vitest";
-import type { EntryResult } from "../../conformance/findings.js";
-import { checkInWorkers } from "../../conformance/worker-pool.js";
+import type { EntryResult } from "../../conformance/findings/findings.js";
+import { checkInWorkers } from "../../conformance/run/worker-pool.js";
 import { fixture, runCli, tempDir, writeNdjson } from "./support/cli.js";
 import { example } from "./support/exchanges.js";
 

@@ -1,8 +1,8 @@
 // Webhook deliveries: matched to their AsyncAPI message by headers and body, then checked.
 import { rmSync } from "node:fs";
 import { afterAll, describe, expect, it } from "vitest";
-import type { Exchange } from "../../conformance/exchange.js";
-import { createWebhookChecker } from "../../conformance/webhooks.js";
+import type { Exchange } from "../../conformance/traffic/exchange.js";
+import { createWebhookChecker } from "../../conformance/checks/webhooks.js";
 import { messageExamples } from "../../scripts/contract/asyncapi-validate.js";
 import { loadAsyncApi } from "../support/contract.js";
 import { runCli, tempDir, writeNdjson } from "./support/cli.js";

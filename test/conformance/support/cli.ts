@@ -3,7 +3,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { toNdjson } from "../../../bench/corpus.js";
-import type { Exchange } from "../../../conformance/exchange.js";
+import type { Exchange } from "../../../conformance/traffic/exchange.js";
 import { fromRoot, ROOT } from "../../../scripts/lib/paths.js";
 
 export interface CliResult {

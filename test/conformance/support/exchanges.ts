@@ -1,5 +1,5 @@
 import { type ExampleExchange, exampleExchanges } from "../../../bench/corpus-examples.js";
-import type { Exchange } from "../../../conformance/exchange.js";
+import type { Exchange } from "../../../conformance/traffic/exchange.js";
 import { createConformanceChecker } from "../../../conformance/index.js";
 import { loadOpenApi } from "../../support/contract.js";
 

@@ -2,7 +2,7 @@
 // time a handful of child processes take.
 import { Writable } from "node:stream";
 import { type CliIo, main } from "../../../conformance/cli.js";
-import type { Exchange, RecordedBody } from "../../../conformance/exchange.js";
+import type { Exchange, RecordedBody } from "../../../conformance/traffic/exchange.js";
 import type { CliResult } from "./cli.js";
 
 /** A stream that keeps what is written to it. */

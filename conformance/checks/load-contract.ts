@@ -1,6 +1,6 @@
 import { readFile } from "node:fs/promises";
-import bundled from "../generated/openapi.json" with { type: "json" };
-import { describeJsonError, InputError } from "./input-error.js";
+import bundled from "../../generated/openapi.json" with { type: "json" };
+import { describeJsonError, InputError } from "../traffic/input-error.js";
 
 // An OpenAPI document is walked structurally.
 type Json = any;

@@ -11,14 +11,14 @@ import {
 import { request as httpsRequest } from "node:https";
 import { type Duplex, pipeline } from "node:stream";
 import { brotliDecompressSync, gunzipSync, inflateSync } from "node:zlib";
-import { createSafeServer, listen, type Listening, type RequestTarget } from "../src/server/index.js";
-import { shapeOfPath } from "../src/server/operations.js";
-import type { Exchange, HeaderMap } from "./exchange.js";
-import type { EntryResult } from "./findings.js";
-import type { ConformanceChecker } from "./open-checker.js";
-import { forwardable, plainFraming, sendable, upstreamRequestHeaders } from "./proxy-framing.js";
-import { refuseFraming, refuseTunnels } from "./proxy-request-head.js";
-import type { HarExchange } from "./proxy-har.js";
+import { createSafeServer, listen, type Listening, type RequestTarget } from "../../src/server/index.js";
+import { shapeOfPath } from "../../src/server/operations.js";
+import type { Exchange, HeaderMap } from "../traffic/exchange.js";
+import type { EntryResult } from "../findings/findings.js";
+import type { ConformanceChecker } from "../run/open-checker.js";
+import { forwardable, plainFraming, sendable, upstreamRequestHeaders } from "./framing.js";
+import { refuseFraming, refuseTunnels } from "./request-head.js";
+import type { HarExchange } from "./har.js";
 
 /** Far above the largest upload the service takes (10 MB): bodies up to this are checked. */
 export const DEFAULT_CAPTURE_BYTES = 12 * 1024 * 1024;

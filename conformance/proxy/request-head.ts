@@ -3,8 +3,8 @@
 // and CONNECT. Each gets a 4xx in the service's error shape, and the connection is closed.
 import { type IncomingMessage, type Server, STATUS_CODES } from "node:http";
 import type { Duplex } from "node:stream";
-import { HttpError } from "../src/server/index.js";
-import { plainFraming } from "./proxy-framing.js";
+import { HttpError } from "../../src/server/index.js";
+import { plainFraming } from "./framing.js";
 
 /**
  * Throws an HttpError (400, connection closed) when the request's framing cannot be passed on: a

@@ -1,8 +1,8 @@
 import type { ValidateFunction } from "ajv";
 import { RouteTable } from "./route-table.js";
 import { ownMember, resolveRef } from "./resolve-ref.js";
-import { isJsonMediaType } from "./media.js";
-import { escapeToken } from "../src/json-pointer.js";
+import { isJsonMediaType } from "../traffic/media.js";
+import { escapeToken } from "../../src/json-pointer.js";
 
 // An OpenAPI document is walked structurally.
 export type Json = any;
@@ -270,4 +270,4 @@ function serverPath(url: string): string {
   return path.includes("{") ? "" : path;
 }
 
-export { isJsonMediaType } from "./media.js";
+export { isJsonMediaType } from "../traffic/media.js";

@@ -1,8 +1,8 @@
 // A worker thread of `idv-conformance --jobs N`: opens its checker once, then checks the files it is
 // sent, one at a time, posting each file's results in batches.
 import { parentPort, workerData } from "node:worker_threads";
-import type { EntryResult } from "./findings.js";
-import { InputError } from "./input-error.js";
+import type { EntryResult } from "../findings/findings.js";
+import { InputError } from "../traffic/input-error.js";
 import { openSource } from "./open-source.js";
 import type { WorkerJob, WorkerMessage, WorkerTask } from "./worker-pool.js";
 

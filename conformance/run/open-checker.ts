@@ -1,15 +1,15 @@
 // The HTTP checker without a static dependency on ajv's compiler: the CLI opens it with the validators
 // generated at build time when they match the contract, so that start-up stays short.
-import { ExchangeChecker } from "./check-exchange.js";
-import { ContractModel, type Json, type SchemaCompiler } from "./contract-model.js";
-import type { Exchange } from "./exchange.js";
-import type { EntryResult } from "./findings.js";
-import { checkEntry } from "./input-error.js";
-import { bundledContract } from "./load-contract.js";
-import { loadPrecompiled } from "./precompiled.js";
-import { readExchanges, type TrafficFormat } from "./read-traffic.js";
-import { type EntryRoute, UNREAD_ROUTE, unjudgedResult } from "./unjudged.js";
-import { safeMethod } from "./vocabulary.js";
+import { ExchangeChecker } from "../checks/check-exchange.js";
+import { ContractModel, type Json, type SchemaCompiler } from "../checks/contract-model.js";
+import type { Exchange } from "../traffic/exchange.js";
+import type { EntryResult } from "../findings/findings.js";
+import { checkEntry } from "../traffic/input-error.js";
+import { bundledContract } from "../checks/load-contract.js";
+import { openSchemaCompiler } from "../checks/precompiled.js";
+import { readExchanges, type TrafficFormat } from "../traffic/read-traffic.js";
+import { type EntryRoute, UNREAD_ROUTE, unjudgedResult } from "../findings/unjudged.js";
+import { safeMethod } from "../findings/vocabulary.js";
 
 /** Options of a conformance checker. */
 export interface ConformanceOptions {
@@ -61,7 +61,5 @@ export function checkerFor(
 /** Open a checker: build-time validators when they were generated from this contract, ajv otherwise. */
 export async function openConformanceChecker(options: ConformanceOptions = {}): Promise<ConformanceChecker> {
   const document = options.spec ?? bundledContract();
-  const compiler: SchemaCompiler =
-    (await loadPrecompiled(document)) ?? new (await import("./ajv-compiler.js")).AjvCompiler(document);
-  return checkerFor(document, compiler, options.basePaths);
+  return checkerFor(document, await openSchemaCompiler(document), options.basePaths);
 }

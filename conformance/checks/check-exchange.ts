@@ -17,13 +17,13 @@ import {
   parseJson,
   type RecordedBody,
   type RecordedResponse,
-} from "./exchange.js";
-import { type EntryResult, FindingList } from "./findings.js";
-import { bodySize, hasSignature, mediaTypeMatches, signatureLabel } from "./media.js";
-import { formParts, multipartBoundary } from "./multipart.js";
-import { mediaTypeEssence, pointerToken } from "./redact.js";
+} from "../traffic/exchange.js";
+import { type EntryResult, FindingList } from "../findings/findings.js";
+import { bodySize, hasSignature, mediaTypeMatches, signatureLabel } from "../traffic/media.js";
+import { formParts, multipartBoundary } from "../traffic/multipart.js";
+import { mediaTypeEssence, pointerToken } from "../findings/redact.js";
 import { reportSchemaErrors } from "./schema-errors.js";
-import { safeMethod, Vocabulary } from "./vocabulary.js";
+import { safeMethod, Vocabulary } from "../findings/vocabulary.js";
 
 // Schemas are walked structurally.
 type Json = any;

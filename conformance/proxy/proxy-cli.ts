@@ -4,14 +4,14 @@
 // recording and exits 0 when every exchange conformed, 1 when one did not, 2 on unusable input.
 import type { Writable } from "node:stream";
 import { parseArgs } from "node:util";
-import { parsePort } from "../src/server/index.js";
-import type { EntryResult, Summary } from "./findings.js";
-import { InputError } from "./input-error.js";
-import { bundledContract, readContract } from "./load-contract.js";
-import { openConformanceChecker } from "./open-checker.js";
+import { parsePort } from "../../src/server/index.js";
+import type { EntryResult, Summary } from "../findings/findings.js";
+import { InputError } from "../traffic/input-error.js";
+import { bundledContract, readContract } from "../checks/load-contract.js";
+import { openConformanceChecker } from "../run/open-checker.js";
 import { startProxy } from "./proxy.js";
-import { HarRecorder } from "./proxy-har.js";
-import { findingLine } from "./reporters.js";
+import { HarRecorder } from "./har.js";
+import { findingLine } from "../findings/reporters.js";
 
 export const PROXY_USAGE = `  idv-conformance proxy --upstream URL [--port N] [--host H] [--record FILE.har]
                                    forward requests to URL, check each exchange as it completes`;

@@ -1,7 +1,7 @@
 // The verdict on an entry that is reported rather than checked: a request the browser saw fail (there
 // is no answer of the service to judge), an entry larger than the readers take, a file whose checking
 // ran out of memory. Each is said in the report, in the suite's own words, never passed over.
-import type { Exchange } from "./exchange.js";
+import type { Exchange } from "../traffic/exchange.js";
 import type { EntryResult } from "./findings.js";
 
 /** Where a report files an entry: the operation (or message) it names, when known. */

@@ -1,8 +1,8 @@
 import { availableParallelism } from "node:os";
 import { Worker } from "node:worker_threads";
-import type { EntryResult } from "./findings.js";
-import { InputError } from "./input-error.js";
-import { stoppedResult } from "./unjudged.js";
+import type { EntryResult } from "../findings/findings.js";
+import { InputError } from "../traffic/input-error.js";
+import { stoppedResult } from "../findings/unjudged.js";
 
 /**
  * The heap (V8's old generation) each worker may use, in MiB. An entry may be up to MAX_ENTRY_BYTES

@@ -20,7 +20,7 @@ export async function loadPrecompiled(document: Json): Promise<SchemaCompiler | 
   let module: ValidatorsModule;
   try {
     // Not a literal specifier: the file is JavaScript generated beside the sources, without types.
-    module = await import(new URL("../generated/conformance-validators.js", import.meta.url).href);
+    module = await import(new URL("../../generated/conformance-validators.js", import.meta.url).href);
   } catch {
     return undefined;
   }
@@ -33,4 +33,12 @@ export async function loadPrecompiled(document: Json): Promise<SchemaCompiler | 
       return fn;
     },
   };
+}
+
+/**
+ * The contract's schema compiler: the build-time validators when they were made from this document,
+ * else ajv compiling each schema on first use (loaded only then: start-up does not pay for it).
+ */
+export async function openSchemaCompiler(document: Json): Promise<SchemaCompiler> {
+  return (await loadPrecompiled(document)) ?? new (await import("./ajv-compiler.js")).AjvCompiler(document);
 }

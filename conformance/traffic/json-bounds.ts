@@ -2,7 +2,7 @@
 // its bytes alone, so a large entry, line or body is measured first (src/json-scan.ts) and refused as
 // unusable input (exit 2) rather than left to exhaust memory; a small one cannot cost much and is
 // parsed at once.
-import { exceedsJsonLimits } from "../src/json-scan.js";
+import { exceedsJsonLimits } from "../../src/json-scan.js";
 
 /** The deepest nesting parsed: the contract's documents nest under 10, a HAR entry a few more. */
 export const MAX_RECORDING_NESTING = 1_000;

@@ -1,15 +1,15 @@
 import { readFile } from "node:fs/promises";
-import bundled from "../generated/asyncapi.json" with { type: "json" };
+import bundled from "../../generated/asyncapi.json" with { type: "json" };
 import { AsyncApiModel, type Json, type MessageModel } from "./asyncapi-model.js";
 import { DescribedMembers } from "./described-members.js";
-import { type Exchange, isEmptyBody, NOT_JSON, parseJson, type RecordedBody } from "./exchange.js";
-import { type EntryResult, FindingList } from "./findings.js";
-import { checkEntry, describeJsonError, InputError } from "./input-error.js";
-import { readExchanges, type TrafficFormat } from "./read-traffic.js";
-import { mediaTypeEssence, pointerToken } from "./redact.js";
+import { type Exchange, isEmptyBody, NOT_JSON, parseJson, type RecordedBody } from "../traffic/exchange.js";
+import { type EntryResult, FindingList } from "../findings/findings.js";
+import { checkEntry, describeJsonError, InputError } from "../traffic/input-error.js";
+import { readExchanges, type TrafficFormat } from "../traffic/read-traffic.js";
+import { mediaTypeEssence, pointerToken } from "../findings/redact.js";
 import { reportSchemaErrors } from "./schema-errors.js";
-import { UNREAD_ROUTE, unjudgedResult } from "./unjudged.js";
-import { safeMethod, Vocabulary } from "./vocabulary.js";
+import { UNREAD_ROUTE, unjudgedResult } from "../findings/unjudged.js";
+import { safeMethod, Vocabulary } from "../findings/vocabulary.js";
 
 /** Checks webhook deliveries (inbound POSTs a receiver recorded) against the AsyncAPI contract. */
 export interface WebhookChecker {

@@ -2,7 +2,7 @@
 // identify a person or unlock an account. Keys and path segments are recorded values too, so those that
 // look like personal data (an e-mail used as a key, a phone number in a path) are masked.
 
-import { pointerToken, safePointer, safeToken } from "../src/redact.js";
+import { pointerToken, safePointer, safeToken } from "../../src/redact.js";
 
 export { pointerToken, safePointer, safeToken };
 

@@ -1,5 +1,5 @@
-import type { EntryResult, Summary } from "./findings.js";
-import type { Reporter } from "./reporters.js";
+import type { EntryResult, Summary } from "../findings/findings.js";
+import type { Reporter } from "../findings/reporters.js";
 
 /** Options of a run over many entries. */
 export interface RunOptions {

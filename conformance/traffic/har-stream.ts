@@ -3,7 +3,7 @@
 // is read in the memory of its largest entry). The scanner only finds where entries begin and end; every
 // value that is used is parsed by JSON.parse. An entry larger than the limit is not kept: its bytes are
 // dropped as they pass once the limit is crossed, and it is given as a size alone.
-import { JSON_CHAR } from "../src/json-scan.js";
+import { JSON_CHAR } from "../../src/json-scan.js";
 import { InputError } from "./input-error.js";
 import { MAX_RECORDING_NESTING } from "./json-bounds.js";
 

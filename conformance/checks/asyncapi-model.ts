@@ -1,6 +1,6 @@
 import type { ValidateFunction } from "ajv";
 import { AjvCompiler } from "./ajv-compiler.js";
-import { escapeToken } from "../src/json-pointer.js";
+import { escapeToken } from "../../src/json-pointer.js";
 import { resolveRef } from "./resolve-ref.js";
 
 // An AsyncAPI document is walked structurally.

@@ -4,12 +4,12 @@
 // (enum and const values), and every other string becomes "[redacted]"; other bodies keep only their
 // media type and size.
 import { createWriteStream, type WriteStream } from "node:fs";
-import { REDACTED } from "../src/redact.js";
-import { decodeJsonBody, MAX_JSON_DEPTH } from "../src/server/index.js";
-import { Vocabulary } from "../src/vocabulary.js";
-import { HeaderRedactor } from "./proxy-har-headers.js";
-import { mediaTypeEssence } from "./redact.js";
-import { safeMethod } from "./vocabulary.js";
+import { REDACTED } from "../../src/redact.js";
+import { decodeJsonBody, MAX_JSON_DEPTH } from "../../src/server/index.js";
+import { Vocabulary } from "../../src/vocabulary.js";
+import { HeaderRedactor } from "./har-headers.js";
+import { mediaTypeEssence } from "../findings/redact.js";
+import { safeMethod } from "../findings/vocabulary.js";
 
 // A contract document is walked structurally.
 type Json = any;

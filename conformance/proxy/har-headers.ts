@@ -3,9 +3,9 @@
 // kept when the contract or HTTP itself defines it, a value when it is one the contract or HTTP
 // describes (a media type the contract names, a known coding, an enum value, a timestamp in the
 // contract's format); each element of a list is judged alone; everything else is `[redacted]`.
-import { REDACTED } from "../src/redact.js";
-import type { Vocabulary } from "../src/vocabulary.js";
-import { mediaTypeEssence } from "./redact.js";
+import { REDACTED } from "../../src/redact.js";
+import type { Vocabulary } from "../../src/vocabulary.js";
+import { mediaTypeEssence } from "../findings/redact.js";
 
 // A contract document is walked structurally.
 type Json = any;

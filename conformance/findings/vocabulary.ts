@@ -1,6 +1,6 @@
 // What a conformance report may name: the contract's words (src/vocabulary.ts) and the standard
 // HTTP methods.
-export { Vocabulary } from "../src/vocabulary.js";
+export { Vocabulary } from "../../src/vocabulary.js";
 
 /** Methods a report may name; any other recorded method is shown as OTHER_METHOD. */
 const HTTP_METHODS = new Set([

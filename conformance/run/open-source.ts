@@ -1,6 +1,6 @@
 // The checker of a command, for the CLI and its worker threads alike.
-import type { EntryResult } from "./findings.js";
-import { InputError } from "./input-error.js";
+import type { EntryResult } from "../findings/findings.js";
+import { InputError } from "../traffic/input-error.js";
 import type { WorkerJob } from "./worker-pool.js";
 
 /**
@@ -10,7 +10,7 @@ import type { WorkerJob } from "./worker-pool.js";
 export async function openSource(options: WorkerJob): Promise<(file: string) => AsyncIterable<EntryResult>> {
   if (options.command === "check") {
     const { openConformanceChecker } = await import("./open-checker.js");
-    const { readContract } = await import("./load-contract.js");
+    const { readContract } = await import("../checks/load-contract.js");
     const spec = options.spec ? await readContract(options.spec) : undefined;
     let checker: Awaited<ReturnType<typeof openConformanceChecker>>;
     try {
@@ -22,7 +22,7 @@ export async function openSource(options: WorkerJob): Promise<(file: string) => 
     }
     return (file) => checker.checkFile(file);
   }
-  const { createWebhookChecker } = await import("./webhooks.js");
+  const { createWebhookChecker } = await import("../checks/webhooks.js");
   const checker = await createWebhookChecker({ specFile: options.spec });
   return (file) => checker.checkFile(file);
 }

@@ -1,6 +1,6 @@
-import type { CheckName, FindingList, FindingLocation } from "./findings.js";
-import { pointerToken } from "./redact.js";
-import { unescapeToken } from "../src/json-pointer.js";
+import type { CheckName, FindingList, FindingLocation } from "../findings/findings.js";
+import { pointerToken } from "../findings/redact.js";
+import { unescapeToken } from "../../src/json-pointer.js";
 import { ownMember } from "./resolve-ref.js";
 
 // Response schemas are open: the service may add members. Such members are not violations, but a
