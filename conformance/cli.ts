@@ -10,6 +10,7 @@ import { InputError } from "./traffic/input-error.js";
 import { openSource } from "./run/open-source.js";
 import { createReporter, type ReportFormat } from "./findings/reporters.js";
 import { runAll } from "./run/run.js";
+import { UsageError } from "./run/command.js";
 
 const USAGE = `Usage:
   idv-conformance check FILE…      check API exchanges (HAR 1.2 or NDJSON) against the OpenAPI contract
@@ -32,8 +33,6 @@ Options:
   -h, --help              show this help
 
 Exit status: 0 everything conforms, 1 something does not, 2 unusable input.`;
-
-class UsageError extends Error {}
 
 /** Where the CLI writes: the process's streams, or a test's. */
 export interface CliIo {

@@ -7,7 +7,7 @@ import { InputError } from "../traffic/input-error.js";
 import { bundledContract } from "../checks/load-contract.js";
 import { HarRecorder } from "../proxy/har.js";
 import type { ReportFormat } from "../findings/reporters.js";
-import { closeOut, httpUrl, openOut, wholeNumber } from "../receiver-check/receiver-cli.js";
+import { closeOut, httpUrl, openOut, parseCommand, UsageError, wholeNumber } from "../run/command.js";
 import { type ActiveReport, latencyRows, summarize, writeActiveReport } from "./active-report.js";
 import { closeIdleSockets } from "./http-send.js";
 import { PHASES, type Phase, probeMarker, runProbe } from "./run-probe.js";
@@ -36,8 +36,6 @@ Options:
   -h, --help              show this help
 
 Exit status: 0 every check passed, 1 a check failed, 2 unusable input.`;
-
-class UsageError extends Error {}
 
 function parse(argv: string[], env: NodeJS.ProcessEnv) {
   const { values, positionals } = parseArgs({
@@ -118,18 +116,8 @@ export async function runProbeCommand(
   io: CliIo,
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<number> {
-  let args: ReturnType<typeof parse>;
-  try {
-    args = parse(argv, env);
-  } catch (error) {
-    if (!(error instanceof UsageError) && !(error instanceof TypeError)) throw error;
-    io.stderr.write(`idv-conformance: ${error.message}\n\n${PROBE_USAGE}\n`);
-    return 2;
-  }
-  if (args.help) {
-    io.stdout.write(`${PROBE_USAGE}\n`);
-    return 0;
-  }
+  const args = parseCommand(() => parse(argv, env), PROBE_USAGE, io);
+  if (typeof args === "number") return args;
   const document = bundledContract();
   const out: Writable = args.out ? await openOut(args.out) : io.stdout;
   let recorder: HarRecorder | undefined;

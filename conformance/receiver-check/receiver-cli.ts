@@ -1,9 +1,8 @@
 // `idv-conformance receiver URL`: send a webhook receiver the battery and report how it answered.
-import { createWriteStream } from "node:fs";
 import type { Writable } from "node:stream";
 import { parseArgs } from "node:util";
 import type { CliIo } from "../cli.js";
-import { InputError } from "../traffic/input-error.js";
+import { closeOut, httpUrl, openOut, parseCommand, UsageError, wholeNumber } from "../run/command.js";
 import { type ActiveReport, latencyRows, summarize, writeActiveReport } from "../probe/active-report.js";
 import { closeIdleSockets } from "../probe/http-send.js";
 import type { ReportFormat } from "../findings/reporters.js";
@@ -26,28 +25,6 @@ Options:
   -h, --help              show this help
 
 Exit status: 0 every check passed, 1 a check failed, 2 unusable input.`;
-
-class UsageError extends Error {}
-
-/** An http(s) URL, or a usage error naming the flag (never echoing the value: it may hold a secret path). */
-export function httpUrl(text: string, flag: string): URL {
-  let url: URL;
-  try {
-    url = new URL(text);
-  } catch {
-    throw new UsageError(`${flag} is not a URL`);
-  }
-  if (url.protocol !== "http:" && url.protocol !== "https:")
-    throw new UsageError(`${flag} must be an http or https URL`);
-  return url;
-}
-
-/** A whole number of at least `min`, from digits only. */
-export function wholeNumber(text: string, flag: string, min: number): number {
-  const n = /^[0-9]{1,9}$/.test(text) ? Number(text) : -1;
-  if (n < min) throw new UsageError(`${flag} must be a whole number ≥ ${min}`);
-  return n;
-}
 
 function parse(argv: string[], env: NodeJS.ProcessEnv) {
   const { values, positionals } = parseArgs({
@@ -88,37 +65,14 @@ function parse(argv: string[], env: NodeJS.ProcessEnv) {
   };
 }
 
-/** Open the report file before anything is sent, so that a bad path costs no deliveries. */
-export function openOut(file: string): Promise<Writable> {
-  return new Promise((resolve, reject) => {
-    const stream = createWriteStream(file);
-    stream.once("open", () => resolve(stream));
-    stream.once("error", () => reject(new InputError(file, "cannot be written")));
-  });
-}
-
-/** Close a report file and wait until it is written. */
-export const closeOut = (out: Writable): Promise<void> =>
-  new Promise<void>((resolve, reject) => out.end((e?: Error | null) => (e ? reject(e) : resolve())));
-
 /** Run `idv-conformance receiver`; resolves with the exit status. */
 export async function runReceiverCheck(
   argv: string[],
   io: CliIo,
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<number> {
-  let args: ReturnType<typeof parse>;
-  try {
-    args = parse(argv, env);
-  } catch (error) {
-    if (!(error instanceof UsageError) && !(error instanceof TypeError)) throw error;
-    io.stderr.write(`idv-conformance: ${error.message}\n\n${RECEIVER_USAGE}\n`);
-    return 2;
-  }
-  if (args.help) {
-    io.stdout.write(`${RECEIVER_USAGE}\n`);
-    return 0;
-  }
+  const args = parseCommand(() => parse(argv, env), RECEIVER_USAGE, io);
+  if (typeof args === "number") return args;
   const out: Writable = args.out ? await openOut(args.out) : io.stdout;
   try {
     const { results, notes } = await runBattery({
