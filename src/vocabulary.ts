@@ -2,6 +2,7 @@
 // is not one of them came from the input, and input holds personal data and credentials, so it is
 // shown as `[redacted]`. Masking by shape (an `@`, a digit run) cannot know every secret; the
 // contract can say what is not one.
+import { walkContract } from "./contract-walk.js";
 import { unescapeToken } from "./json-pointer.js";
 import { REDACTED } from "./redact.js";
 
@@ -50,20 +51,9 @@ export class Vocabulary {
     this.collected = true;
     for (const template of Object.keys(this.document?.paths ?? {}))
       for (const segment of template.split("/")) if (!segment.includes("{")) this.segments.add(segment);
-    const stack: Json[] = [this.document];
-    const seen = new Set<object>();
-    while (stack.length > 0) {
-      const node = stack.pop();
-      if (node === null || typeof node !== "object" || seen.has(node)) continue;
-      seen.add(node);
-      if (Array.isArray(node)) {
-        for (const item of node) stack.push(item);
-        continue;
-      }
+    walkContract([this.document], (node) => {
       for (const key of Object.keys(node)) {
         const value = node[key];
-        // Examples are data, possibly personal: their keys and values teach nothing.
-        if (key === "example" || key === "examples") continue;
         if ((key === "properties" || key === "headers") && isObject(value))
           for (const name of Object.keys(value)) this.words.add(name);
         else if (key === "content" && isObject(value))
@@ -77,9 +67,8 @@ export class Vocabulary {
         else if (key === "enum" && Array.isArray(value)) {
           for (const v of value) if (typeof v === "string") this.values.add(v);
         } else if (key === "const" && typeof value === "string") this.values.add(value);
-        stack.push(value);
       }
-    }
+    });
   }
 
   /** Whether the contract writes this member, parameter or header name. */

@@ -57,7 +57,7 @@ const XML_ESCAPES = new Map([
  * reference (a control character, a lone surrogate, U+FFFE), becomes U+FFFD: a file name on the command
  * line or a name in a `--spec` contract may hold one, and a report a parser refuses is no report.
  */
-const xml = (s: string): string =>
+export const xml = (s: string): string =>
   s.replace(
     /[<>&"']|[^\t\n\r\x20-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu,
     (c) => XML_ESCAPES.get(c) ?? "\uFFFD",

@@ -3,7 +3,7 @@
 // they quote no value the peer sent: statuses, the contract's own words, and what the test itself sent.
 import type { Writable } from "node:stream";
 import { write } from "../findings/report-sink.js";
-import type { ReportFormat } from "../findings/reporters.js";
+import { type ReportFormat, xml } from "../findings/reporters.js";
 
 /** A violation or warning of an active test. */
 export interface ActiveFinding {
@@ -102,21 +102,6 @@ export function latencyRows(results: ActiveResult[]): LatencyRow[] {
     })
     .sort((a, b) => a.operationId.localeCompare(b.operationId));
 }
-
-const XML_ESCAPES = new Map([
-  ["<", "&lt;"],
-  [">", "&gt;"],
-  ["&", "&amp;"],
-  ['"', "&quot;"],
-  ["'", "&apos;"],
-]);
-
-/** Text as XML character data or attribute value; what XML 1.0 cannot hold becomes U+FFFD. */
-const xml = (s: string): string =>
-  s.replace(
-    /[<>&"']|[^\t\n\r\x20-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu,
-    (c) => XML_ESCAPES.get(c) ?? "\uFFFD",
-  );
 
 const findingLine = (f: ActiveFinding): string => `${f.in} ${f.pointer || "/"} [${f.check}]: ${f.message}`;
 

@@ -5,6 +5,7 @@
 // contract's format); each element of a list is judged alone; everything else is `[redacted]`.
 import { REDACTED } from "../../src/redact.js";
 import type { Vocabulary } from "../../src/vocabulary.js";
+import { walkContract } from "../../src/contract-walk.js";
 import { mediaTypeEssence } from "../findings/redact.js";
 
 // A contract document is walked structurally.
@@ -138,28 +139,15 @@ function contractHeaders(document: Json): Map<string, ContractHeader> {
     if (s?.type === "apiKey" && s.in === "header" && typeof s.name === "string")
       out.set(s.name.toLowerCase(), { name: s.name });
   }
-  const stack: Json[] = [document?.paths, document?.components, document?.webhooks];
-  const seen = new Set<object>();
-  while (stack.length > 0) {
-    const node = stack.pop();
-    if (node === null || typeof node !== "object" || seen.has(node)) continue;
-    seen.add(node);
-    if (Array.isArray(node)) {
-      for (const item of node) stack.push(item);
-      continue;
-    }
+  walkContract([document?.paths, document?.components, document?.webhooks], (node) => {
     if (node.in === "header" && typeof node.name === "string")
       out.set(node.name.toLowerCase(), describe(node.name, deref(document, node.schema)));
-    for (const [key, value] of Object.entries<Json>(node)) {
-      // Examples are data: their names and values teach nothing.
-      if (key === "example" || key === "examples") continue;
-      if (key === "headers" && value && typeof value === "object" && !Array.isArray(value))
-        for (const [name, header] of Object.entries<Json>(value))
-          if (!out.has(name.toLowerCase()))
-            out.set(name.toLowerCase(), describe(name, deref(document, deref(document, header)?.schema)));
-      stack.push(value);
-    }
-  }
+    const headers = node.headers;
+    if (headers && typeof headers === "object" && !Array.isArray(headers))
+      for (const [name, header] of Object.entries<Json>(headers))
+        if (!out.has(name.toLowerCase()))
+          out.set(name.toLowerCase(), describe(name, deref(document, deref(document, header)?.schema)));
+  });
   return out;
 }
 
