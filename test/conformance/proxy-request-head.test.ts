@@ -5,29 +5,18 @@
 // connection without a word). None reaches the service, nor does a request pipelined after it. The
 // first four are refused by the servers' shared plumbing (src/server's headRefusal), CONNECT by the proxy.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ConformanceChecker } from "../../conformance/run/open-checker.js";
-import { type RunningProxy, startProxy } from "../../conformance/proxy/proxy.js";
 import { MAX_REQUEST_HEADERS } from "../../src/server/index.js";
-import { sendAndRead, startRawUpstream } from "./support/raw-upstream.js";
+import { sendAndRead, startProxyOverRawUpstream } from "./support/raw-upstream.js";
 
-let upstream: Awaited<ReturnType<typeof startRawUpstream>>;
-let proxy: RunningProxy;
+let upstream: Awaited<ReturnType<typeof startProxyOverRawUpstream>>["upstream"];
 let port: number;
+let close: () => Promise<void>;
 
 beforeAll(async () => {
-  upstream = await startRawUpstream();
-  proxy = await startProxy({
-    upstream: new URL(`http://127.0.0.1:${upstream.port}`),
-    checker: { checkExchange: () => undefined } as unknown as ConformanceChecker,
-    port: 0,
-  });
-  port = Number(new URL(proxy.url).port);
+  ({ upstream, port, close } = await startProxyOverRawUpstream());
 });
 
-afterAll(async () => {
-  await proxy.close();
-  upstream.server.close();
-});
+afterAll(() => close());
 
 /** `n` header lines of the client's own. */
 const many = (n: number) => Array.from({ length: n }, (_, i) => `X-H${i}: v\r\n`).join("");

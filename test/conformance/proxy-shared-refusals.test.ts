@@ -5,28 +5,17 @@
 // answer that closes the connection (a target that is not a path) is not forwarded: before, the
 // service got it, its answer could never be sent, and closing the proxy waited for it for ever.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ConformanceChecker } from "../../conformance/run/open-checker.js";
-import { type RunningProxy, startProxy } from "../../conformance/proxy/proxy.js";
-import { sendAndRead, startRawUpstream } from "./support/raw-upstream.js";
+import { sendAndRead, startProxyOverRawUpstream } from "./support/raw-upstream.js";
 
-let upstream: Awaited<ReturnType<typeof startRawUpstream>>;
-let proxy: RunningProxy;
+let upstream: Awaited<ReturnType<typeof startProxyOverRawUpstream>>["upstream"];
 let port: number;
+let close: () => Promise<void>;
 
 beforeAll(async () => {
-  upstream = await startRawUpstream();
-  proxy = await startProxy({
-    upstream: new URL(`http://127.0.0.1:${upstream.port}`),
-    checker: { checkExchange: () => undefined } as unknown as ConformanceChecker,
-    port: 0,
-  });
-  port = Number(new URL(proxy.url).port);
+  ({ upstream, port, close } = await startProxyOverRawUpstream());
 });
 
-afterAll(async () => {
-  await proxy.close();
-  upstream.server.close();
-});
+afterAll(() => close());
 
 const HEADS = [
   [

@@ -5,29 +5,18 @@
 // or OPTIONS was forwarded unframed before, and read by the service as the next request.
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ConformanceChecker } from "../../conformance/run/open-checker.js";
-import { type RunningProxy, startProxy } from "../../conformance/proxy/proxy.js";
 import { sendRaw } from "../support/hostile.js";
-import { sendAndRead, startRawUpstream } from "./support/raw-upstream.js";
+import { sendAndRead, startProxyOverRawUpstream } from "./support/raw-upstream.js";
 
-let upstream: Awaited<ReturnType<typeof startRawUpstream>>;
-let proxy: RunningProxy;
+let upstream: Awaited<ReturnType<typeof startProxyOverRawUpstream>>["upstream"];
 let port: number;
+let close: () => Promise<void>;
 
 beforeAll(async () => {
-  upstream = await startRawUpstream();
-  proxy = await startProxy({
-    upstream: new URL(`http://127.0.0.1:${upstream.port}`),
-    checker: { checkExchange: () => undefined } as unknown as ConformanceChecker,
-    port: 0,
-  });
-  port = Number(new URL(proxy.url).port);
+  ({ upstream, port, close } = await startProxyOverRawUpstream());
 });
 
-afterAll(async () => {
-  await proxy.close();
-  upstream.server.close();
-});
+afterAll(() => close());
 
 const METHODS = ["GET", "HEAD", "DELETE", "OPTIONS", "POST", "PUT"] as const;
 const SMUGGLED = "GET /smuggled HTTP/1.1\r\nHost: x\r\n\r\n";

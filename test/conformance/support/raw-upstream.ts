@@ -4,6 +4,8 @@
 // own, or as bytes no request explains: either shows up in what it recorded.
 import { once } from "node:events";
 import { connect, createServer, type Server, type Socket } from "node:net";
+import { startProxy } from "../../../conformance/proxy/proxy.js";
+import type { ConformanceChecker } from "../../../conformance/run/open-checker.js";
 
 /** One request as the service read it. */
 export interface SeenRequest {
@@ -190,4 +192,26 @@ function complete(raw: string, methods: string[]): boolean {
     at = end + 4 + length;
   }
   return true;
+}
+
+/** A raw upstream and a proxy before it that checks nothing: what crosses the proxy, byte for byte. */
+export async function startProxyOverRawUpstream(): Promise<{
+  upstream: Awaited<ReturnType<typeof startRawUpstream>>;
+  port: number;
+  close: () => Promise<void>;
+}> {
+  const upstream = await startRawUpstream();
+  const proxy = await startProxy({
+    upstream: new URL(`http://127.0.0.1:${upstream.port}`),
+    checker: { checkExchange: () => undefined } as unknown as ConformanceChecker,
+    port: 0,
+  });
+  return {
+    upstream,
+    port: Number(new URL(proxy.url).port),
+    close: async () => {
+      await proxy.close();
+      upstream.server.close();
+    },
+  };
 }
