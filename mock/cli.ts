@@ -1,4 +1,5 @@
-// npm run mock [-- --port N] [-- --host H]: serve the contract mock (127.0.0.1, --port, PORT, or 4010).
+// npm run mock [-- --port N --host H --key K --secret S]: serve the contract mock (127.0.0.1, --port,
+// PORT, or 4010). With --key and --secret it refuses wrong credentials too, as the sandbox does.
 import { parseArgs } from "node:util";
 import { closeOnSignals, parsePort, reportStartError } from "../src/server/index.js";
 import { startMock } from "./server.js";
@@ -7,16 +8,25 @@ try {
   // Not strict: other arguments are ignored, and a bare --port is reported below.
   const { values } = parseArgs({
     args: process.argv.slice(2),
-    options: { port: { type: "string" }, host: { type: "string" } },
+    options: {
+      port: { type: "string" },
+      host: { type: "string" },
+      key: { type: "string" },
+      secret: { type: "string" },
+    },
     strict: false,
   });
-  for (const name of ["port", "host"] as const) {
+  for (const name of ["port", "host", "key", "secret"] as const) {
     const flag = values[name];
     if (typeof flag === "boolean" || flag?.startsWith("--")) throw new Error(`--${name} needs a value`);
   }
   const port = parsePort((values.port as string | undefined) ?? process.env.PORT, 4010);
   const host = (values.host as string | undefined) ?? "127.0.0.1";
-  const mock = await startMock({ port, host, log: (line) => console.log(line) });
+  const [apiKey, secret] = [values.key, values.secret] as (string | undefined)[];
+  if ((apiKey === undefined) !== (secret === undefined)) throw new Error("--key and --secret go together");
+  if (apiKey === "" || secret === "") throw new Error("--key and --secret must not be empty");
+  const credentials = apiKey && secret ? { apiKey, secret } : undefined;
+  const mock = await startMock({ port, host, credentials, log: (line) => console.log(line) });
   // SIGINT or SIGTERM closes the server (and its open connections), then the process exits 0. Set
   // before saying where it listens: a signal sent on reading that line finds its handler.
   closeOnSignals(() => mock.close());

@@ -22,12 +22,18 @@ import {
 } from "../src/server/operations.js";
 import { type Rejection, rejection } from "../src/server/error-body.js";
 import { createPrismEngine, parsePrefer } from "./prism-engine.js";
+import { type Credentials, credentialRefusal } from "../src/server/credentials.js";
 
 export interface MockOptions {
   port?: number;
   host?: string;
   /** The bundled contract; generated/openapi.json beside the mock's own directory by default. */
   spec?: string;
+  /**
+   * The API key and secret to accept: wrong ones then get the service's 401, as from the sandbox.
+   * Without them the mock refuses missing credentials only (it cannot know a wrong one).
+   */
+  credentials?: Credentials;
   /**
    * Called once per request with `METHOD /route/{template} → status`: the operation's template,
    * never the path as sent, and no query, body, header value or personal data.
@@ -121,6 +127,8 @@ export async function startMock(options: MockOptions = {}): Promise<RunningMock>
     if (refused) return sendRejection(refused);
     const read = await readBody(req, MAX_BODY);
     if (!read.ok) return sendRejection(tooLarge(op));
+    const wrong = options.credentials && credentialRefusal(options.credentials, op, headers, read.bytes);
+    if (wrong) return sendRejection(wrong);
     const checked = checkBody(op, { headers, body: read.bytes }, compiler);
     if (checked.rejection) return sendRejection(checked.rejection);
 

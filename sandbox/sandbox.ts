@@ -7,7 +7,7 @@ import { AssetFiles } from "./asset-files.js";
 import { BiometricLifecycle, type BiometricRecord, TIMERS } from "./biometric.js";
 import { ByteBudget, jsonBytes, MAX_KEPT_BYTES, TIMER_BYTES } from "./byte-budget.js";
 import { type Timer, VirtualClock } from "./clock.js";
-import type { Credentials } from "./credentials.js";
+import type { Credentials } from "../src/server/credentials.js";
 import { type Channel, DeliveryQueue, type Delivery, type Receiver } from "./deliveries.js";
 import type { KybRecord, ManualRecord, PepRecord, PropertyRecord } from "./products.js";
 

@@ -12,7 +12,7 @@ import {
   tooLarge,
   unrouted,
 } from "../src/server/check-request.js";
-import { loadOperations, type Operation, routeOperation, shapeOfPath } from "../src/server/operations.js";
+import { loadOperations, routeOperation, shapeOfPath } from "../src/server/operations.js";
 import { type Rejection, rejection } from "../src/server/error-body.js";
 import {
   createSafeServer,
@@ -31,7 +31,7 @@ import {
   describeControlBody,
 } from "./control.js";
 import { answerCapture, CAPTURES_PREFIX } from "./captures.js";
-import { checkV2, checkV4 } from "./credentials.js";
+import { credentialRefusal } from "../src/server/credentials.js";
 import type { Sandbox } from "./sandbox.js";
 import { answerService } from "./service.js";
 import { type Answer, sendAnswer } from "../src/server/answer.js";
@@ -92,11 +92,8 @@ export async function serveSandbox(sandbox: Sandbox, options: SandboxServerOptio
       const read = await readBody(req, MAX_SERVICE_BODY);
       if (!read.ok) return fromRejection(tooLarge(op));
       const body = read.bytes;
-      const bad = credentialProblem(sandbox, op, headers, body);
-      if (bad) {
-        const code = op.shape === "A" ? "AUTHENTICATION" : "AUTH_FAILED";
-        return fromRejection(rejection(op.shape, 401, code, bad, {}));
-      }
+      const wrong = credentialRefusal(sandbox.credentials, op, headers, body);
+      if (wrong) return fromRejection(wrong);
       // The mock's checks: the same refusals, in the same words, from both.
       const checked = checkBody(op, { headers, body }, compiler);
       if (checked.rejection) return fromRejection(checked.rejection);
@@ -171,31 +168,4 @@ export async function serveSandbox(sandbox: Sandbox, options: SandboxServerOptio
   const listening = await listen(server, options.port ?? 4010, options.host ?? "127.0.0.1");
   sandbox.baseUrl = listening.url;
   return listening;
-}
-
-/** Why a request's credentials are refused (in words, naming no value), or undefined when they are good. */
-function credentialProblem(
-  sandbox: Sandbox,
-  op: Operation,
-  headers: Record<string, string | undefined>,
-  body: Buffer,
-): string | undefined {
-  const key = headers["svc-api-key"] ?? "";
-  if (op.securityHeaders.includes("Svc-Secret")) {
-    const problem = checkV2(sandbox.credentials, key, headers["svc-secret"] ?? "");
-    return problem ? "Authentication failed: the API key or secret is wrong." : undefined;
-  }
-  if (op.securityHeaders.includes("Svc-Signature")) {
-    const problem = checkV4(
-      sandbox.credentials,
-      key,
-      headers["svc-date"] ?? "",
-      headers["svc-signature"] ?? "",
-      body,
-    );
-    if (problem === "key") return "Authentication failed: the API key is wrong.";
-    if (problem === "signature")
-      return "Authentication failed: Svc-Signature is not HMAC-SHA256 of Svc-Date followed by the exact body.";
-  }
-  return undefined;
 }

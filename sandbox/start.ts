@@ -1,7 +1,7 @@
 // Start a sandbox: its state (from --state FILE when given), the receiver of --webhook-url, the
 // HTTP server. The CLI, `npm start` and the tests all start it through here.
 import { type Listening } from "../src/server/index.js";
-import { type Credentials, generateCredentials } from "./credentials.js";
+import { type Credentials, generateCredentials } from "../src/server/credentials.js";
 import { type Delivery, type Receiver, type ReceiverAuth, receiverAuthProblem } from "./deliveries.js";
 import { receiverUrl } from "./control.js";
 import { Sandbox } from "./sandbox.js";

@@ -126,17 +126,27 @@ describe("against the sandbox", () => {
 
 describe("against the contract mock", () => {
   let mock: RunningMock;
+  let withCredentials: RunningMock;
   beforeAll(async () => {
     mock = await startMock({ port: 0 });
+    withCredentials = await startMock({ port: 0, credentials: CREDENTIALS });
   });
   afterAll(async () => {
     await mock.close();
+    await withCredentials.close();
   });
 
-  it("examples and negative pass; what a stateless mock with no credentials cannot know fails", async () => {
+  it("given the credentials, passes every phase but what a stateless mock cannot know", async () => {
+    const { report } = await probe(withCredentials.url);
+    expect(findings(report)).toEqual({
+      violations: ["stateful archived_refused", "stateful unknown_id_not_found"],
+      warnings: [],
+    });
+  }, 120_000);
+
+  it("without credentials, refuses missing ones but cannot know wrong ones", async () => {
     const { report } = await probe(mock.url);
     expect(findings(report)).toEqual({
-      // The mock holds no credentials: it refuses missing ones, never wrong ones.
       violations: ["auth auth_refused", "stateful archived_refused", "stateful unknown_id_not_found"],
       warnings: [],
     });

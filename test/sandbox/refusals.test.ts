@@ -1,5 +1,5 @@
 // The sandbox refuses a bad request body as the mock does, in the same words: one set of checks
-// (mock/check-request.ts) serves both, so a client tested against either sees the same refusals.
+// (src/server/check-request.ts) serves both, so a client tested against either sees the same refusals.
 import { createHmac } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startMock, type RunningMock } from "../../mock/server.js";
@@ -10,15 +10,19 @@ import { CREDENTIALS, startTestSandbox } from "../support/sandbox.js";
 
 let sbx: Awaited<ReturnType<typeof startTestSandbox>>;
 let mock: RunningMock;
+/** The mock given the sandbox's credentials: it refuses wrong ones as the sandbox does. */
+let keyedMock: RunningMock;
 const doc = loadOpenApi();
 
 beforeAll(async () => {
   sbx = await startTestSandbox();
   mock = await startMock({ port: 0 });
+  keyedMock = await startMock({ port: 0, credentials: CREDENTIALS });
 });
 afterAll(async () => {
   await sbx.running.close();
   await mock.close();
+  await keyedMock.close();
 });
 
 /** An answer without what differs by design between two answers: ids and times. */
@@ -132,6 +136,59 @@ describe("the sandbox and the mock apply one browser-script rule (CRED_AT_RISK)"
     }
     // v2 and v4 operations both list it: both kinds of credentials were refused.
     expect(atRisk).toBeGreaterThan(20);
+  });
+});
+
+/** Credentials of the right kind for the path, each wrong in one way. */
+function wrongCredentials(path: string, body: string): [string, Record<string, string>][] {
+  const right = credentials(path, body);
+  if (path.startsWith("/api/v2/"))
+    return [
+      ["wrong key", { ...right, "svc-api-key": "not-the-key" }],
+      ["wrong secret", { ...right, "svc-secret": "not-the-secret" }],
+    ];
+  return [
+    ["wrong key", { ...right, "svc-api-key": "not-the-key" }],
+    [
+      "signature by another secret",
+      {
+        ...right,
+        "svc-signature": createHmac("sha256", "not-the-secret")
+          .update((right["svc-date"] ?? "") + body)
+          .digest("hex"),
+      },
+    ],
+    ["signature over other bytes", credentials(path, `${body} `)],
+  ];
+}
+
+describe("the sandbox and a mock given the same credentials refuse wrong ones alike", () => {
+  it("answer every operation's wrong key, secret or signature with the same status and code", async () => {
+    let refused = 0;
+    for (const { method, path } of operations(doc)) {
+      const body = method === "get" ? "" : "{}";
+      for (const [what, headers] of wrongCredentials(path, body)) {
+        const answers = await Promise.all(
+          [sbx.running.url, keyedMock.url, mock.url].map(async (base) => {
+            const response = await fetch(base + concretePath(path), {
+              method: method.toUpperCase(),
+              headers: { ...headers, ...(body ? { "content-type": "application/json" } : {}) },
+              ...(body ? { body } : {}),
+            });
+            const json = await response.json().catch(() => ({}));
+            return { status: response.status, code: json.error_code ?? json.error_type };
+          }),
+        );
+        const [fromSandbox, fromKeyedMock, fromMock] = answers;
+        const where = `${method.toUpperCase()} ${path} ${what}`;
+        expect(fromSandbox?.status, where).toBe(401);
+        expect(fromKeyedMock, where).toEqual(fromSandbox);
+        // Without credentials of its own the mock cannot know these are wrong.
+        expect(fromMock?.status, where).not.toBe(401);
+        refused++;
+      }
+    }
+    expect(refused).toBeGreaterThan(30);
   });
 });
 

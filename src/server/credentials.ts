@@ -1,10 +1,12 @@
-// The credentials the sandbox accepts, checked as the service does: v2 sends the key and the secret,
-// v4 sends the key, a date and a signature. The signature is the contract's stated assumption
+// The credentials a server accepts (the sandbox always, the mock when given them), checked as the
+// service does: v2 sends the key and the secret, v4 sends the key, a date and a signature. The signature is the contract's stated assumption
 // (x-gap on SvcSignature): HMAC-SHA256 keyed by the secret over the Svc-Date value followed by the
 // exact body bytes, hex (or base64). node:crypto computes it; comparisons take constant time.
 import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypto";
+import { type Rejection, rejection } from "./error-body.js";
+import type { Operation } from "./operations.js";
 
-/** The API key and secret the sandbox accepts. */
+/** The API key and secret a server accepts. */
 export interface Credentials {
   apiKey: string;
   secret: string;
@@ -72,4 +74,45 @@ export function checkV4(
       ? sameText(signature.toLowerCase(), Buffer.from(expected.hex, "latin1"))
       : sameText(signature, Buffer.from(expected.base64, "latin1"));
   return !keyOk ? "key" : !signatureOk ? "signature" : undefined;
+}
+
+/**
+ * The service's 401 for a request whose credentials are wrong (in its operation's error shape, naming no
+ * value), or undefined when they are right. Missing credentials are refused earlier, by checkHeaders.
+ */
+export function credentialRefusal(
+  credentials: Credentials,
+  op: Operation,
+  headers: Record<string, string | undefined>,
+  body: Uint8Array,
+): Rejection | undefined {
+  const message = credentialMessage(credentials, op, headers, body);
+  if (message === undefined) return undefined;
+  return rejection(op.shape, 401, op.shape === "A" ? "AUTHENTICATION" : "AUTH_FAILED", message, {});
+}
+
+function credentialMessage(
+  credentials: Credentials,
+  op: Operation,
+  headers: Record<string, string | undefined>,
+  body: Uint8Array,
+): string | undefined {
+  const key = headers["svc-api-key"] ?? "";
+  if (op.securityHeaders.includes("Svc-Secret")) {
+    const problem = checkV2(credentials, key, headers["svc-secret"] ?? "");
+    return problem ? "Authentication failed: the API key or secret is wrong." : undefined;
+  }
+  if (op.securityHeaders.includes("Svc-Signature")) {
+    const problem = checkV4(
+      credentials,
+      key,
+      headers["svc-date"] ?? "",
+      headers["svc-signature"] ?? "",
+      body,
+    );
+    if (problem === "key") return "Authentication failed: the API key is wrong.";
+    if (problem === "signature")
+      return "Authentication failed: Svc-Signature is not HMAC-SHA256 of Svc-Date followed by the exact body.";
+  }
+  return undefined;
 }
