@@ -407,7 +407,8 @@ async function main(): Promise<void> {
     const node = process.execPath;
     // The bin as npm installs it: node_modules/.bin/idv-conformance, a link to the compiled CLI, run by its
     // #! line (what `npx idv-conformance` finds once the package is installed).
-    const binDir = join(dir, "node_modules/.bin");
+    // A folder of its own: dir/node_modules is a link to the repository's.
+    const binDir = join(dir, "installed/node_modules/.bin");
     mkdirSync(binDir, { recursive: true });
     chmodSync(join(dist, "conformance/cli.js"), 0o755);
     symlinkSync(join(dist, "conformance/cli.js"), join(binDir, "idv-conformance"));
