@@ -255,7 +255,7 @@ const handlers: {
     bio(() => {
       const record = sandbox.biometric.edit(param, value?.notes ?? null);
       // Notes are the caller's bytes too: the record is counted as what it now holds.
-      sandbox.keep(sandbox.biometric.records, param, record, Buffer.byteLength(JSON.stringify(record)));
+      sandbox.keep(sandbox.biometric.records, param, record);
       return record;
     }),
   downloadBiometricPdf: ({ sandbox, param, bio }) => bio(() => sandbox.biometric.downloaded(param)),
@@ -277,7 +277,7 @@ const handlers: {
       },
     };
     // Counted as what it holds: its names are the caller's, up to 200 characters each.
-    sandbox.keep(sandbox.workflow, id, record, Buffer.byteLength(JSON.stringify(record)));
+    sandbox.keep(sandbox.workflow, id, record);
     sandbox.changed();
     return ok(record, 201);
   },

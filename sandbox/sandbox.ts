@@ -128,9 +128,8 @@ export class Sandbox {
    * of everything kept, the oldest are forgotten (they answer 404 from then on). A record is
    * counted as the bytes of its JSON (what the --state file holds of it) and of the timers it may
    * hold; one kept again (edited, or an upload added) keeps its place and is counted as it now is.
-   * Callers may still pass the request's size: what counts is what is kept.
    */
-  keep<K, V>(map: Map<K, V>, key: K, value: V, _requestBytes?: number): void {
+  keep<K, V>(map: Map<K, V>, key: K, value: V): void {
     map.set(key, value);
     const entries = this.keptEntries.get(map) ?? new Map<unknown, KeptEntry>();
     this.keptEntries.set(map, entries);

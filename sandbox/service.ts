@@ -134,7 +134,7 @@ const handlers: { readonly [Id in ServiceOperationId]: (c: ServiceContext) => An
     ]);
     return file(pdf, `pep-watchlist-${record.transaction_id}.pdf`);
   },
-  createBiometricVerification: ({ sandbox, req, op, value }) => {
+  createBiometricVerification: ({ sandbox, op, value }) => {
     if (value.contact_phone !== undefined && smsFails(value.contact_phone))
       return error(op, 400, "SMS_FAIL", "The SMS could not be sent to this number.");
     const sendSms = value.contact_phone !== undefined && value.communication_method !== "link";
@@ -148,7 +148,7 @@ const handlers: { readonly [Id in ServiceOperationId]: (c: ServiceContext) => An
       sendSms,
       ...(journey ? { journey } : {}),
     });
-    sandbox.keep(sandbox.biometric.records, record.transaction_id, record, req.body.length);
+    sandbox.keep(sandbox.biometric.records, record.transaction_id, record);
     return {
       status: 200,
       json: sendSms
@@ -156,14 +156,14 @@ const handlers: { readonly [Id in ServiceOperationId]: (c: ServiceContext) => An
         : { transaction_id: record.transaction_id, start_process_url: record.start_process_url },
     };
   },
-  resendBiometricVerification: ({ sandbox, req, op, value, param }) => {
+  resendBiometricVerification: ({ sandbox, op, value, param }) => {
     if (!sandbox.biometric.find(param ?? "")) return notFound(op, "biometric verification");
     const phone = value?.contact_phone;
     if (phone !== undefined && smsFails(phone))
       return error(op, 400, "SMS_FAIL", "The SMS could not be sent to this number.");
     try {
       const replacement = sandbox.biometric.resend(param ?? "", phone);
-      sandbox.keep(sandbox.biometric.records, replacement.transaction_id, replacement, req.body.length);
+      sandbox.keep(sandbox.biometric.records, replacement.transaction_id, replacement);
       return { status: 200, json: { transaction_id: replacement.transaction_id } };
     } catch (e) {
       if (e instanceof TransitionError) return error(op, 422, "VALIDATION_FAILED", e.message);
@@ -362,7 +362,7 @@ export function answerService(sandbox: Sandbox, req: ServiceRequest): Answer {
       return render();
     },
     store: (records, key, record) => {
-      sandbox.keep(records, key, record, req.body.length);
+      sandbox.keep(records, key, record);
       sandbox.changed();
     },
   });

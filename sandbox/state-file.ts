@@ -194,15 +194,14 @@ export function restoreState(sandbox: Sandbox, data: StateData): void {
   // The clock first: a record or delivery the budgets forget below takes its timers with it.
   sandbox.clock.restore(data.clock_offset_ms, data.timers);
   // Through the record budget, in the order they were saved: the oldest are still forgotten first.
-  const size = (v: unknown) => JSON.stringify(v).length;
-  for (const r of data.biometric) sandbox.keep(sandbox.biometric.records, r.transaction_id, r, size(r));
-  for (const r of data.manual) sandbox.keep(sandbox.manual, r.transaction_id, r, size(r));
-  for (const [k, v] of data.pep) sandbox.keep(sandbox.pep, k, v, size(v));
-  for (const [k, v] of data.fraud) sandbox.keep(sandbox.fraud, k, v, size(v));
-  for (const [k, v] of data.property) sandbox.keep(sandbox.property, k, v, size(v));
-  for (const [k, v] of data.kyb) sandbox.keep(sandbox.kyb, k, v, size(v));
-  for (const [k, v] of data.edd) sandbox.keep(sandbox.edd, k, v, size(v));
-  for (const [k, v] of data.workflow) sandbox.keep(sandbox.workflow, k, v, size(v));
+  for (const r of data.biometric) sandbox.keep(sandbox.biometric.records, r.transaction_id, r);
+  for (const r of data.manual) sandbox.keep(sandbox.manual, r.transaction_id, r);
+  for (const [k, v] of data.pep) sandbox.keep(sandbox.pep, k, v);
+  for (const [k, v] of data.fraud) sandbox.keep(sandbox.fraud, k, v);
+  for (const [k, v] of data.property) sandbox.keep(sandbox.property, k, v);
+  for (const [k, v] of data.kyb) sandbox.keep(sandbox.kyb, k, v);
+  for (const [k, v] of data.edd) sandbox.keep(sandbox.edd, k, v);
+  for (const [k, v] of data.workflow) sandbox.keep(sandbox.workflow, k, v);
   sandbox.queue.restore(data.receivers, data.deliveries);
   // An attempt in flight when the sandbox stopped left its delivery pending without a timer: try again.
   const timed = new Set(data.timers.filter((t) => t.kind === "delivery").map((t) => t.ref));

@@ -346,7 +346,7 @@ describe("bounded memory", () => {
         body: { reference: "oldest", firstname: "A", lastname: "B", date_of_birth: "14/03/1985" },
       });
       // Fill the budget without HTTP: the same path the service's creates take.
-      for (let i = 0; i < MAX_RECORDS; i++) small.running.sandbox.keep(small.running.sandbox.fraud, i, {}, 0);
+      for (let i = 0; i < MAX_RECORDS; i++) small.running.sandbox.keep(small.running.sandbox.fraud, i, {});
       const gone = await small.client.GET("/api/v4/pdf/pep_checks/{id}", {
         params: { path: { id: first.data?.id as number } },
         parseAs: "arrayBuffer",
