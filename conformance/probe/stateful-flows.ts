@@ -27,6 +27,16 @@ interface Flow {
 const ok = (check: string): Expectation => ({ kind: "accepted", check });
 const refused = (check: string): Expectation => ({ kind: "client-error", check });
 
+/** A product whose PDF archives its record: create, the PDF through `link`, then a second PDF, refused. */
+const pdfTwice = (product: string, start: string, link: string): Flow => ({
+  name: `${product}: create, PDF, a second PDF once archived`,
+  start,
+  steps: [
+    { link, label: "the PDF", expect: ok("link_followed") },
+    { link: "downloadAgain", label: "a second PDF, once archived", expect: refused("archived_refused") },
+  ],
+});
+
 /** The flows of the document (docs/interface-document.md, the lifecycle tables). */
 const FLOWS: Flow[] = [
   {
@@ -55,30 +65,9 @@ const FLOWS: Flow[] = [
       },
     ],
   },
-  {
-    name: "PEP check: create, PDF, a second PDF once archived",
-    start: "createPepCheck",
-    steps: [
-      { link: "pdf", label: "the PDF", expect: ok("link_followed") },
-      { link: "downloadAgain", label: "a second PDF, once archived", expect: refused("archived_refused") },
-    ],
-  },
-  {
-    name: "KYB verification: create, PDF, a second PDF once archived",
-    start: "createKybVerification",
-    steps: [
-      { link: "pdf", label: "the PDF", expect: ok("link_followed") },
-      { link: "downloadAgain", label: "a second PDF, once archived", expect: refused("archived_refused") },
-    ],
-  },
-  {
-    name: "Online Ownership: create, PDF, a second PDF once archived",
-    start: "createPropertyVerification",
-    steps: [
-      { link: "onlineOwnershipPdf", label: "the PDF", expect: ok("link_followed") },
-      { link: "downloadAgain", label: "a second PDF, once archived", expect: refused("archived_refused") },
-    ],
-  },
+  pdfTwice("PEP check", "createPepCheck", "pdf"),
+  pdfTwice("KYB verification", "createKybVerification", "pdf"),
+  pdfTwice("Online Ownership", "createPropertyVerification", "onlineOwnershipPdf"),
   {
     name: "EDD case: create, upload, the asset is listed, status",
     start: "createEddCase",
