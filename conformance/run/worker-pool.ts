@@ -1,5 +1,6 @@
 import { availableParallelism } from "node:os";
-import { Worker } from "node:worker_threads";
+import type { Worker } from "node:worker_threads";
+import { startModuleWorker } from "../../src/worker-thread.js";
 import type { EntryResult } from "../findings/findings.js";
 import { InputError } from "../traffic/input-error.js";
 import { stoppedResult } from "../findings/unjudged.js";
@@ -83,16 +84,10 @@ class FileQueue {
   }
 }
 
-/** A worker on worker.js beside this file; from source (tsx), worker.ts with tsx registered in the thread. */
+/** A worker on worker.js beside this file (worker.ts from source). */
 function startWorker(job: WorkerJob): Worker {
   const resourceLimits = { maxOldGenerationSizeMb: workerHeapMb() };
-  if (!import.meta.url.endsWith(".ts"))
-    return new Worker(new URL("./worker.js", import.meta.url), { workerData: job, resourceLimits });
-  // Node 20 does not apply the parent's module hooks to a worker's entry point: register tsx there first.
-  const api = import.meta.resolve("tsx/esm/api");
-  const entry = new URL("./worker.ts", import.meta.url).href;
-  const bootstrap = `import(${JSON.stringify(api)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(entry)}); });`;
-  return new Worker(bootstrap, { eval: true, workerData: job, resourceLimits });
+  return startModuleWorker(import.meta.url, "worker", { workerData: job, resourceLimits });
 }
 
 /** Why a worker stopped, in the report's words. */
