@@ -2,10 +2,12 @@
 // anything else, a redirect or no answer is retried up to 8 times with exponential backoff, the last
 // about 5 hours after the first, on the virtual clock. Attempts run off the request path, each with a
 // deadline, a few at a time per receiver: a slow or dead receiver never slows the API or the others.
+// The POSTs go out from a thread of their own, on connections kept open per receiver.
 import { randomBytes, randomUUID } from "node:crypto";
 import { ByteBudget, jsonBytes, TIMER_BYTES } from "./byte-budget.js";
 import type { VirtualClock } from "./clock.js";
 import { MAX_ANSWER_BYTES, type PostInFlight, postOnce } from "./delivery-post.js";
+import { DeliverySender } from "./delivery-sender.js";
 
 export { MAX_ANSWER_BYTES };
 
@@ -216,6 +218,8 @@ export class DeliveryQueue {
   private readonly waiting = new Map<string, Waiting>();
   /** POSTs in flight (attempts and Test buttons), so that close() ends them all. */
   private readonly posts = new Set<PostInFlight>();
+  /** The delivery thread's side of the attempts' POSTs. */
+  private readonly sender = new DeliverySender();
   private readonly timeoutMs: number;
   private readonly maxKept: number;
   private closed = false;
@@ -235,11 +239,13 @@ export class DeliveryQueue {
 
   /**
    * Count a delivery against the byte budget as its JSON, the attempts it may still record and its
-   * timer: what the state file holds of it at most.
+   * timer: what the state file holds of it at most. `bodyBytes` is its body's share of that JSON,
+   * which one event's deliveries to every receiver share: measured once, not once a receiver.
    */
-  private count(delivery: Delivery): void {
-    const bytes =
-      jsonBytes(delivery) + (MAX_RETRIES + 1 - delivery.attempts.length) * ATTEMPT_BYTES + TIMER_BYTES;
+  private count(delivery: Delivery, bodyBytes = jsonBytes(delivery.body)): void {
+    // The JSON with an empty body ("") and the body's own JSON string, less that empty one's quotes.
+    const json = jsonBytes({ ...delivery, body: "" }) + bodyBytes - 2;
+    const bytes = json + (MAX_RETRIES + 1 - delivery.attempts.length) * ATTEMPT_BYTES + TIMER_BYTES;
     const known = this.counted.get(delivery);
     this.budget.charge(bytes - (known?.bytes ?? 0));
     this.counted.set(delivery, { seq: known?.seq ?? this.budget.next(), bytes });
@@ -266,7 +272,10 @@ export class DeliveryQueue {
   /** Remove a receiver; its pending deliveries fail at their next attempt. */
   removeReceiver(receiverId: string): boolean {
     const removed = this.receivers.delete(receiverId);
-    if (removed) this.options.changed?.();
+    if (removed) {
+      this.sender.retire(receiverId);
+      this.options.changed?.();
+    }
     return removed;
   }
 
@@ -280,25 +289,29 @@ export class DeliveryQueue {
     headers: Record<string, string> = {},
   ): Delivery[] {
     const made: Delivery[] = [];
+    let bodyBytes: number | undefined;
     for (const receiver of this.receivers.values()) {
       if (receiver.kind !== kind) continue;
       // A workflow delivery's id is unique per delivery (an idempotency key), kept across its retries.
       const extra: Record<string, string> =
         channel === "workflowCase" ? { "X-Workflow-Webhook-Id": webhookId() } : {};
       made.push(
-        this.add({
-          id: id("dlv"),
-          receiver_id: receiver.id,
-          channel,
-          event,
-          subject,
-          created_at: this.iso(),
-          status: "pending",
-          attempts: [],
-          next_attempt_at: this.options.clock.now(),
-          headers: { "Content-Type": "application/json", ...headers, ...extra },
-          body,
-        }),
+        this.add(
+          {
+            id: id("dlv"),
+            receiver_id: receiver.id,
+            channel,
+            event,
+            subject,
+            created_at: this.iso(),
+            status: "pending",
+            attempts: [],
+            next_attempt_at: this.options.clock.now(),
+            headers: { "Content-Type": "application/json", ...headers, ...extra },
+            body,
+          },
+          (bodyBytes ??= jsonBytes(body)),
+        ),
       );
     }
     return made;
@@ -386,15 +399,23 @@ export class DeliveryQueue {
     this.budget.enforce();
   }
 
-  /** Abort attempts in flight and stop sending. */
-  close(): void {
+  /** Abort attempts in flight and stop sending; settled once the delivery thread has stopped. */
+  close(): Promise<void> {
     this.closed = true;
     for (const post of this.posts) post.abort();
+    return this.sender.close();
   }
 
-  /** One POST, tracked so that close() ends it (and its deadline's timer does not outlive the sandbox). */
-  private async post(url: string, headers: Record<string, string>, body: string) {
-    const post = postOnce(url, headers, body, this.timeoutMs);
+  /**
+   * One POST, tracked so that close() ends it (and its deadline's timer does not outlive the
+   * sandbox): an attempt's from the delivery thread on its receiver's kept connections, the Test
+   * button's from here on a connection of its own.
+   */
+  private async post(url: string, headers: Record<string, string>, body: string, receiverId?: string) {
+    const post =
+      receiverId === undefined
+        ? postOnce(url, headers, body, this.timeoutMs)
+        : this.sender.post(url, headers, body, this.timeoutMs, receiverId);
     this.posts.add(post);
     if (this.closed) post.abort();
     try {
@@ -419,11 +440,11 @@ export class DeliveryQueue {
     else this.bySubject.set(delivery.subject, new Set([delivery]));
   }
 
-  private add(delivery: Delivery): Delivery {
+  private add(delivery: Delivery, bodyBytes?: number): Delivery {
     this.deliveries.set(delivery.id, delivery);
     this.order.push(delivery);
     this.index(delivery);
-    this.count(delivery);
+    this.count(delivery, bodyBytes);
     this.options.clock.at(delivery.next_attempt_at ?? this.options.clock.now(), "delivery", delivery.id);
     this.trim();
     this.budget.enforce();
@@ -494,6 +515,7 @@ export class DeliveryQueue {
       receiver.url,
       { ...delivery.headers, ...authorization(receiver.auth) },
       delivery.body,
+      receiver.id,
     );
     const redirect = answer.status !== null && answer.status >= 300 && answer.status < 400;
     const outcome: Attempt = {

@@ -4,8 +4,18 @@
 // encodings and its body is cut short; here nothing is decoded, at most MAX_ANSWER_BYTES of the body
 // are read, redirects are never followed (a 3xx is only a status), and one deadline covers the
 // connection, the request and the answer. Every outcome is a value; nothing is thrown.
-import { request as httpRequest, type IncomingMessage, type ClientRequest } from "node:http";
-import { request as httpsRequest } from "node:https";
+//
+// Deliveries keep their connection to a receiver open between attempts (an agent per receiver):
+// opening and closing one per attempt cost more than the rest of the attempt, and made the API's
+// requests wait behind it. A connection is reused only after a whole answer; one cut short, too
+// long or late is destroyed, so that no byte of it can be read as the next answer.
+import {
+  Agent as HttpAgent,
+  request as httpRequest,
+  type IncomingMessage,
+  type ClientRequest,
+} from "node:http";
+import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
 
 /** Bytes of a receiver's answer read before it is dropped: enough for any acknowledgement. */
 export const MAX_ANSWER_BYTES = 64 * 1024;
@@ -17,6 +27,22 @@ export interface PostOutcome {
   error?: "timeout" | "connection";
 }
 
+/** Connections kept open to one receiver at most: as many as its attempts in flight. */
+const KEPT_CONNECTIONS = 4;
+/** Real milliseconds an idle kept connection stays open (a receiver's Keep-Alive hint may shorten it). */
+const IDLE_MS = 5_000;
+
+/** An agent that keeps up to `KEPT_CONNECTIONS` connections to one receiver open between attempts. */
+export function receiverAgent(url: string): HttpAgent {
+  const options = {
+    keepAlive: true,
+    maxSockets: KEPT_CONNECTIONS,
+    maxFreeSockets: KEPT_CONNECTIONS,
+    timeout: IDLE_MS,
+  };
+  return url.startsWith("https:") ? new HttpsAgent(options) : new HttpAgent(options);
+}
+
 /** A POST in flight; `abort()` ends it at once (the sandbox is closing). */
 export interface PostInFlight {
   done: Promise<PostOutcome>;
@@ -26,25 +52,29 @@ export interface PostInFlight {
 /**
  * POST `body` to `url` with `headers`, within `timeoutMs` of real time. The answer counts once its
  * headers have arrived and its body has ended, or MAX_ANSWER_BYTES of it have been read (the rest is
- * dropped with the connection); an answer closed before the end it declared is no answer.
+ * dropped with the connection); an answer closed before the end it declared is no answer. With an
+ * `agent` (from receiverAgent) the connection may be one kept from an earlier attempt; without,
+ * it is opened for this POST and closed after it.
  */
 export function postOnce(
   url: string,
   headers: Record<string, string>,
   body: string,
   timeoutMs: number,
+  agent?: HttpAgent,
 ): PostInFlight {
   let settle: (outcome: PostOutcome) => void = () => {};
   const done = new Promise<PostOutcome>((resolve) => (settle = resolve));
   let settled = false;
   let req: ClientRequest | undefined;
   let timer: NodeJS.Timeout | undefined;
-  const finish = (outcome: PostOutcome): void => {
+  /** `whole`: the answer ended as it declared, so its connection may serve the next attempt. */
+  const finish = (outcome: PostOutcome, whole = false): void => {
     if (settled) return;
     settled = true;
     if (timer) clearTimeout(timer);
     // Nothing more is wanted from this connection: no body left to read, no socket kept.
-    req?.destroy();
+    if (!whole || !agent) req?.destroy();
     settle(outcome);
   };
   const failed = (error: "timeout" | "connection") => () => finish({ status: null, error });
@@ -52,30 +82,45 @@ export function postOnce(
     const target = new URL(url);
     const send = target.protocol === "https:" ? httpsRequest : httpRequest;
     const payload = Buffer.from(body, "utf8");
-    req = send(target, {
-      method: "POST",
-      headers: { ...headers, "Content-Length": String(payload.length), Connection: "close" },
-      // One connection per attempt: a socket a receiver kept open cannot fail the next attempt.
-      agent: false,
-    });
+    const sendOn = (via: HttpAgent | false): ClientRequest => {
+      const sent = send(target, {
+        method: "POST",
+        headers: {
+          ...headers,
+          "Content-Length": String(payload.length),
+          ...(via ? {} : { Connection: "close" }),
+        },
+        agent: via,
+      });
+      let answered = false;
+      sent.on("error", (error: NodeJS.ErrnoException) => {
+        // A kept connection the receiver closed while it was idle fails before any answer: the
+        // POST goes again once, on a connection of its own (Node's documented remedy).
+        if (sent.reusedSocket && !answered && error.code === "ECONNRESET" && !settled && req === sent)
+          req = sendOn(false);
+        else if (req === sent) failed("connection")();
+      });
+      sent.on("response", (res: IncomingMessage) => {
+        answered = true;
+        const status = res.statusCode ?? null;
+        let read = 0;
+        res.on("data", (chunk: Buffer) => {
+          read += chunk.length;
+          if (read > MAX_ANSWER_BYTES) finish({ status });
+        });
+        res.on("end", () => finish({ status }, true));
+        // Closed before its end (a Content-Length not met, a chunked body cut off): not an answer.
+        res.on("error", failed("connection"));
+        res.on("aborted", failed("connection"));
+        res.on("close", () => {
+          if (!res.complete) failed("connection")();
+        });
+      });
+      sent.end(payload);
+      return sent;
+    };
     timer = setTimeout(failed("timeout"), timeoutMs);
-    req.on("error", failed("connection"));
-    req.on("response", (res: IncomingMessage) => {
-      const status = res.statusCode ?? null;
-      let read = 0;
-      res.on("data", (chunk: Buffer) => {
-        read += chunk.length;
-        if (read > MAX_ANSWER_BYTES) finish({ status });
-      });
-      res.on("end", () => finish({ status }));
-      // Closed before its end (a Content-Length not met, a chunked body cut off): not an answer.
-      res.on("error", failed("connection"));
-      res.on("aborted", failed("connection"));
-      res.on("close", () => {
-        if (!res.complete) failed("connection")();
-      });
-    });
-    req.end(payload);
+    req = sendOn(agent ?? false);
   } catch {
     // A URL or header Node refuses (receivers and credentials are checked before, so rare).
     failed("connection")();

@@ -206,10 +206,10 @@ export class Sandbox {
     });
   }
 
-  /** Stop the clock and abort deliveries in flight. */
-  close(): void {
+  /** Stop the clock and abort deliveries in flight; settled once the delivery thread has stopped. */
+  close(): Promise<void> {
     this.clock.stop();
-    this.queue.close();
+    return this.queue.close();
   }
 
   changed(): void {

@@ -111,8 +111,7 @@ export async function startSandbox(options: StartOptions = {}): Promise<RunningS
     sandbox,
     server,
     close: async () => {
-      sandbox.close();
-      await server.close();
+      await Promise.all([sandbox.close(), server.close()]);
       saver?.flush();
     },
   };

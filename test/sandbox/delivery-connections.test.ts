@@ -1,0 +1,232 @@
+// Deliveries go out from a thread of their own, on connections kept open per receiver: fewer
+// connections than attempts, every answer read as the answer to its own POST whatever the receiver
+// does with the connection after it, a kept connection closed by the receiver not counted as a
+// failure, and a delivery thread that stops failing only what it held.
+import { once } from "node:events";
+import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from "node:http";
+import { type AddressInfo, createServer, type Socket } from "node:net";
+import fc from "fast-check";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { VirtualClock } from "../../sandbox/clock.js";
+import { type Delivery, DeliveryQueue } from "../../sandbox/deliveries.js";
+import { DeliverySender } from "../../sandbox/delivery-sender.js";
+
+/** An HTTP receiver: `answer` decides each request's reply; it counts requests and connections. */
+async function receiver(answer: (body: string, req: IncomingMessage, res: ServerResponse) => void) {
+  const sockets = new Set<Socket>();
+  let connections = 0;
+  const bodies: string[] = [];
+  const server = createHttpServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", () => {
+      const body = Buffer.concat(chunks).toString();
+      bodies.push(body);
+      answer(body, req, res);
+    });
+  });
+  server.on("connection", (socket: Socket) => {
+    connections++;
+    sockets.add(socket);
+    socket.on("close", () => sockets.delete(socket));
+  });
+  server.listen(0, "127.0.0.1");
+  await once(server, "listening");
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
+    bodies,
+    connections: () => connections,
+    close: async () => {
+      for (const s of sockets) s.destroy();
+      server.close();
+      await once(server, "close");
+    },
+  };
+}
+
+/** A queue on a running clock, as the sandbox makes it. */
+function queueOnClock(): { queue: DeliveryQueue; clock: VirtualClock; close(): Promise<void> } {
+  const clock = new VirtualClock();
+  const queue = new DeliveryQueue({ clock });
+  clock.onTimer((t) => queue.due(t.ref));
+  return {
+    queue,
+    clock,
+    close: async () => {
+      clock.stop();
+      await queue.close();
+    },
+  };
+}
+
+async function until(done: () => boolean, ms = 10_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!done()) {
+    if (Date.now() > end) throw new Error("timed out");
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
+const attempted = (ds: Delivery[]) => () => ds.every((d) => d.attempts.length > 0);
+
+describe("kept connections", () => {
+  it("40 deliveries to one receiver take at most four connections, each answered in turn", async () => {
+    const got = await receiver((_body, _req, res) => res.end());
+    const { queue, clock, close } = queueOnClock();
+    try {
+      queue.addReceiver(got.url, "events");
+      const made: Delivery[] = [];
+      for (let i = 0; i < 40; i++)
+        made.push(...queue.emit("events", "biometricWebhook", "created", `s-${i % 8}`, `{"n":${i}}`));
+      clock.run();
+      await until(attempted(made));
+      expect(made.every((d) => d.status === "delivered" && d.attempts.length === 1)).toBe(true);
+      expect(got.bodies).toHaveLength(40);
+      // One connection an attempt before: 40.
+      expect(got.connections()).toBeLessThanOrEqual(4);
+    } finally {
+      await close();
+      await got.close();
+    }
+  });
+
+  it("a kept connection the receiver drops as the next POST arrives: that POST goes again, once, on a new one", async () => {
+    // Raw sockets: the first request on a connection is answered and the connection kept; a second
+    // request on it is met by closing it unanswered, as a receiver's idle timeout would.
+    const seen = new Map<Socket, number>();
+    let requests = 0;
+    const sockets = new Set<Socket>();
+    const server = createServer((socket) => {
+      sockets.add(socket);
+      socket.on("error", () => undefined);
+      let data = "";
+      socket.on("data", (chunk) => {
+        data += chunk.toString("latin1");
+        const head = data.indexOf("\r\n\r\n");
+        if (head < 0) return;
+        const length = Number(/content-length: *(\d+)/i.exec(data.slice(0, head))?.[1] ?? 0);
+        if (data.length < head + 4 + length) return;
+        data = data.slice(head + 4 + length);
+        requests++;
+        const n = (seen.get(socket) ?? 0) + 1;
+        seen.set(socket, n);
+        if (n === 1) socket.write("HTTP/1.1 200 OK\r\nContent-Length: 0\r\nKeep-Alive: timeout=60\r\n\r\n");
+        else socket.destroy();
+      });
+    });
+    server.listen(0, "127.0.0.1");
+    await once(server, "listening");
+    const { queue, clock, close } = queueOnClock();
+    try {
+      queue.addReceiver(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`, "events");
+      const first = queue.emit("events", "biometricWebhook", "created", "a", "{}");
+      clock.run();
+      await until(attempted(first));
+      const second = queue.emit("events", "biometricWebhook", "created", "a", "{}");
+      clock.run();
+      await until(attempted(second));
+      expect(second[0]?.attempts).toEqual([expect.objectContaining({ status: 200 })]);
+      // The dropped POST, then the same POST on a connection of its own.
+      expect(requests).toBe(3);
+    } finally {
+      await close();
+      for (const s of sockets) s.destroy();
+      server.close();
+    }
+  });
+
+  it("every attempt records the answer to its own POST, whatever the receiver does with the connection", async () => {
+    type Way = "keep" | "close-header" | "destroy-after" | "late";
+    const plan = new Map<string, { status: number; way: Way }>();
+    const got = await receiver((body, _req, res) => {
+      const step = plan.get(body);
+      if (!step) return res.writeHead(418).end();
+      const send = () => {
+        res.writeHead(step.status, step.way === "close-header" ? { Connection: "close" } : {});
+        res.end(body);
+        if (step.way === "destroy-after") res.once("finish", () => setImmediate(() => res.socket?.destroy()));
+      };
+      if (step.way === "late") setTimeout(send, 5);
+      else send();
+    });
+    const { queue, clock, close } = queueOnClock();
+    queue.addReceiver(got.url, "events");
+    let run = 0;
+    try {
+      await fc.assert(
+        fc.asyncProperty(
+          fc.array(
+            fc.record({
+              status: fc.constantFrom(200, 201, 204, 404, 500, 503),
+              way: fc.constantFrom<Way>("keep", "close-header", "destroy-after", "late"),
+              subject: fc.integer({ min: 0, max: 5 }),
+            }),
+            { minLength: 1, maxLength: 24 },
+          ),
+          async (steps) => {
+            run++;
+            const made = steps.flatMap((step, i) => {
+              const body = JSON.stringify({ run, i });
+              plan.set(body, step);
+              return queue.emit("events", "biometricWebhook", "created", `r${run}-${step.subject}`, body);
+            });
+            const before = got.bodies.length;
+            clock.run();
+            await until(attempted(made));
+            for (const [i, delivery] of made.entries())
+              expect(delivery.attempts[0]?.status).toBe(steps[i]?.status);
+            // Each POST reached the receiver once.
+            expect(got.bodies.length - before).toBe(steps.length);
+          },
+        ),
+        { numRuns: 40 },
+      );
+    } finally {
+      await close();
+      await got.close();
+    }
+  }, 60_000);
+});
+
+describe("the delivery thread", () => {
+  let hang: Awaited<ReturnType<typeof receiver>>;
+  let ok: Awaited<ReturnType<typeof receiver>>;
+  beforeAll(async () => {
+    hang = await receiver(() => undefined);
+    ok = await receiver((_b, _r, res) => res.writeHead(202).end());
+  });
+  afterAll(async () => {
+    await hang.close();
+    await ok.close();
+  });
+
+  it("stopping fails the POSTs it held as unanswered; the next POST starts a new thread", async () => {
+    const sender = new DeliverySender();
+    try {
+      const held = sender.post(hang.url, {}, "{}", 60_000, "rcv_a");
+      await until(() => hang.bodies.length === 1);
+      const thread = (sender as unknown as { worker: { terminate(): Promise<number> } }).worker;
+      await thread.terminate();
+      expect(await held.done).toEqual({ status: null, error: "connection" });
+      expect(await sender.post(ok.url, {}, "{}", 10_000, "rcv_b").done).toEqual({ status: 202 });
+    } finally {
+      await sender.close();
+    }
+  });
+
+  it("abort and close settle what waits at once, and nothing is sent after close", async () => {
+    const sender = new DeliverySender();
+    const aborted = sender.post(hang.url, {}, "{}", 60_000, "rcv_a");
+    aborted.abort();
+    expect(await aborted.done).toEqual({ status: null, error: "connection" });
+    const held = sender.post(hang.url, {}, "{}", 60_000, "rcv_a");
+    await sender.close();
+    expect(await held.done).toEqual({ status: null, error: "connection" });
+    const before = ok.bodies.length;
+    expect(await sender.post(ok.url, {}, "{}", 10_000, "rcv_b").done).toEqual({
+      status: null,
+      error: "connection",
+    });
+    expect(ok.bodies.length).toBe(before);
+  });
+});
