@@ -4,6 +4,16 @@ import { parseArgs } from "node:util";
 import { closeOnSignals, parsePort, reportStartError } from "../src/server/index.js";
 import { startMock } from "./server.js";
 
+const USAGE = `Usage: npm run mock -- [options]
+Serve the contract mock: the service's own rejections in front of Prism's examples.
+
+  --port N              port to listen on (default PORT or 4010)
+  --host H              address to listen on (default 127.0.0.1)
+  --key K --secret S    refuse any other credentials, as the sandbox does
+  -h, --help            print this and exit
+
+Stop with SIGINT or SIGTERM.`;
+
 try {
   // Not strict: other arguments are ignored, and a bare --port is reported below.
   const { values } = parseArgs({
@@ -13,9 +23,14 @@ try {
       host: { type: "string" },
       key: { type: "string" },
       secret: { type: "string" },
+      help: { type: "boolean", short: "h" },
     },
     strict: false,
   });
+  if (values.help === true) {
+    console.log(USAGE);
+    process.exit(0);
+  }
   for (const name of ["port", "host", "key", "secret"] as const) {
     const flag = values[name];
     if (typeof flag === "boolean" || flag?.startsWith("--")) throw new Error(`--${name} needs a value`);

@@ -12,15 +12,32 @@ const FLAGS = ["port", "host", "key", "secret", "webhook-url", "webhook-auth", "
 /** Flags without a value: how the first line is written for a script to read. */
 const SWITCHES = ["json", "print-url"] as const;
 
+const USAGE = `Usage: idv-sandbox [options]
+Serve the stateful sandbox of the identity-verification service.
+
+  --port N              port to listen on (0: a free one; default PORT or 4010)
+  --host H              address to listen on (default 127.0.0.1)
+  --key K --secret S    the credentials it accepts (default: generated, printed once)
+  --webhook-url URL     register a receiver for biometric and EDD events
+  --webhook-auth A      its credentials: bearer:TOKEN or basic:USER:PASS
+  --state FILE          keep records, receivers, deliveries and the clock in FILE
+  --json                first line: JSON with the url, the control API and generated credentials
+  --print-url           first line: the url alone
+  -h, --help            print this and exit
+
+The control API is served under /_sandbox. Stop with SIGINT or SIGTERM.`;
+
 try {
-  const { values } = parseArgs({
-    args: process.argv.slice(2),
-    options: {
-      ...Object.fromEntries(FLAGS.map((f) => [f, { type: "string" as const }])),
-      ...Object.fromEntries(SWITCHES.map((f) => [f, { type: "boolean" as const }])),
-    },
-    strict: true,
-  });
+  const options: Record<string, { type: "string" | "boolean"; short?: string }> = {
+    ...Object.fromEntries(FLAGS.map((f) => [f, { type: "string" as const }])),
+    ...Object.fromEntries(SWITCHES.map((f) => [f, { type: "boolean" as const }])),
+    help: { type: "boolean", short: "h" },
+  };
+  const { values } = parseArgs({ args: process.argv.slice(2), options, strict: true });
+  if (values.help) {
+    console.log(USAGE);
+    process.exit(0);
+  }
   const flag = (name: (typeof FLAGS)[number]): string | undefined => {
     const v = values[name];
     if (typeof v !== "string") return undefined;

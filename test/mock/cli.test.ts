@@ -1,6 +1,6 @@
 // The mock as `npm run mock` starts it: compiled JavaScript (tsc with the package's build config),
 // stopped by SIGTERM with its port freed, even while a client holds a connection open.
-import { type ChildProcess, spawn } from "node:child_process";
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { connect } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -67,6 +67,18 @@ const accepts = (port: number) =>
   });
 
 describe("the compiled mock", () => {
+  it("--help prints its flags and exits 0 without listening", () => {
+    const run = spawnSync(process.execPath, [`${out}/mock/cli.js`, "--help", "--port", "0"], {
+      cwd: fromRoot(),
+      encoding: "utf8",
+      timeout: 20_000,
+    });
+    expect(run.status).toBe(0);
+    expect(run.stdout).toMatch(/^Usage: npm run mock/);
+    for (const name of ["port", "host", "key", "secret"]) expect(run.stdout).toContain(`--${name} `);
+    expect(run.stdout).not.toMatch(/listening/);
+  });
+
   it("answers from dist, and SIGTERM closes its port and exits 0 though a connection is open", async () => {
     const { child, url, output } = await startCompiled();
     const port = Number(new URL(url).port);

@@ -97,6 +97,29 @@ describe("npm run sandbox", () => {
     expect(plain.code).toBe(0);
   });
 
+  it.each([["--help"], ["-h"]])("%s prints every flag and exits 0 without listening", (flag) => {
+    const run = spawnSync(process.execPath, [...ARGS, flag], {
+      cwd: fromRoot(),
+      encoding: "utf8",
+      timeout: 20_000,
+    });
+    expect(run.status).toBe(0);
+    expect(run.stdout).toMatch(/^Usage: idv-sandbox/);
+    for (const name of [
+      "port",
+      "host",
+      "key",
+      "secret",
+      "webhook-url",
+      "webhook-auth",
+      "state",
+      "json",
+      "print-url",
+    ])
+      expect(run.stdout).toContain(`--${name} `);
+    expect(run.stdout).not.toMatch(/listening/);
+  });
+
   it.each([
     [["--key", "k"], /--key and --secret go together/],
     [
