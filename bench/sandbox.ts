@@ -6,7 +6,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { createHmac } from "node:crypto";
 import { copyFileSync, readdirSync, readFileSync, rmSync } from "node:fs";
-import { createServer } from "node:http";
+import { once } from "node:events";
 import autocannon from "autocannon";
 import { median, writeBenchSection } from "../scripts/lib/benchmarks-md.js";
 import { fromRoot, ROOT } from "../scripts/lib/paths.js";
@@ -19,6 +19,10 @@ const ROUNDS = Number(process.env.SANDBOX_BENCH_ROUNDS ?? 5);
 const VERIFICATIONS = Number(process.env.SANDBOX_BENCH_VERIFICATIONS ?? 2000);
 const RECEIVERS = Number(process.env.SANDBOX_BENCH_RECEIVERS ?? 20);
 const ADVANCE_ROUNDS = Number(process.env.SANDBOX_BENCH_ADVANCE_ROUNDS ?? 3);
+/** Creation alone: verifications created with no receiver and with the most a sandbox keeps, in turn. */
+const CREATE_VERIFICATIONS = Number(process.env.SANDBOX_BENCH_CREATE_VERIFICATIONS ?? 2000);
+const CREATE_RECEIVERS = [0, 100];
+const CREATE_ROUNDS = Number(process.env.SANDBOX_BENCH_CREATE_ROUNDS ?? 3);
 const SECONDS = 5;
 /** Connections of the load: 10 (the target's), and 100 reported beside it. */
 const CONNECTION_COUNTS = [10, 100];
@@ -141,37 +145,83 @@ async function fill(port: number): Promise<number> {
 }
 
 /**
- * Creation of VERIFICATIONS pending-then-error verifications with RECEIVERS receivers (a local
- * server acknowledging every delivery, the peer in the same run), then one `advance P7D` that runs
- * every retry, error, archive and delivery they schedule, while another client asks for the clock
- * every 20 ms: how long the advance takes, and how long the other client waits meanwhile.
+ * A receiver in a process of its own that acknowledges every delivery, as a user's would be: in
+ * this one it would take the time of the client whose requests are timed.
  */
-async function advanceRound(): Promise<{ createMs: number; advanceMs: number; waits: number[] }> {
-  const sink = createServer((req, res) => req.resume().on("end", () => res.end()));
-  await new Promise<void>((resolve) => sink.listen(0, "127.0.0.1", resolve));
-  const sinkUrl = `http://127.0.0.1:${(sink.address() as { port: number }).port}`;
+async function startSink(): Promise<{ url: string; child: ChildProcess }> {
+  const code = `const s = require("node:http").createServer((q, r) => q.resume().on("end", () => r.end()));
+s.listen(0, "127.0.0.1", () => console.log(s.address().port));`;
+  const child = spawn(process.execPath, ["-e", code], { stdio: ["ignore", "pipe", "inherit"] });
+  const [line] = (await once(child.stdout as NodeJS.ReadableStream, "data")) as [Buffer];
+  return { url: `http://127.0.0.1:${line.toString().trim()}`, child };
+}
+
+/** A fresh sandbox with `receivers` receivers on the sink; `count` verifications created one after another. */
+async function createVerifications(
+  receivers: number,
+  count: number,
+  sinkUrl: string,
+): Promise<{ server: Awaited<ReturnType<typeof start>>; base: string; createMs: number }> {
   const server = await start(sandbox);
   const base = `http://127.0.0.1:${server.port}`;
+  for (let i = 0; i < receivers; i++) {
+    const res = await fetch(`${base}/_sandbox/receivers`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ url: `${sinkUrl}/hook-${i}`, auth: { scheme: "bearer", token: `tok-${i}` } }),
+    });
+    await res.arrayBuffer();
+  }
+  const v2 = { "svc-api-key": KEY, "svc-secret": SECRET, "content-type": "application/json" };
+  const t0 = performance.now();
+  for (let i = 0; i < count; i++) {
+    const res = await fetch(`${base}/api/v2/send_text`, {
+      method: "POST",
+      headers: v2,
+      body: JSON.stringify({ reference: `bench-${i}`, lastname: "sandbox-pending-error" }),
+    });
+    await res.arrayBuffer();
+    if (res.status !== 200) throw new Error(`send_text answered ${res.status}`);
+  }
+  return { server, base, createMs: performance.now() - t0 };
+}
+
+// Creation with no receiver and with a hundred (each event then fans out to a hundred deliveries),
+// in turn, a fresh sandbox each round.
+const createRounds = new Map<number, number[]>(CREATE_RECEIVERS.map((r) => [r, []]));
+{
+  const sink = await startSink();
   try {
-    for (let i = 0; i < RECEIVERS; i++) {
-      const res = await fetch(`${base}/_sandbox/receivers`, {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify({ url: `${sinkUrl}/hook-${i}`, auth: { scheme: "bearer", token: `tok-${i}` } }),
-      });
-      await res.arrayBuffer();
+    for (let i = 0; i < CREATE_ROUNDS; i++) {
+      for (const receivers of i % 2 ? [...CREATE_RECEIVERS].reverse() : CREATE_RECEIVERS) {
+        const made = await createVerifications(receivers, CREATE_VERIFICATIONS, sink.url);
+        await stop(made.server.child);
+        createRounds.get(receivers)?.push((made.createMs / CREATE_VERIFICATIONS) * 1000);
+      }
     }
-    const v2 = { "svc-api-key": KEY, "svc-secret": SECRET, "content-type": "application/json" };
-    const t0 = performance.now();
-    for (let i = 0; i < VERIFICATIONS; i++) {
-      const res = await fetch(`${base}/api/v2/send_text`, {
-        method: "POST",
-        headers: v2,
-        body: JSON.stringify({ reference: `bench-${i}`, lastname: "sandbox-pending-error" }),
-      });
-      await res.arrayBuffer();
-    }
-    const createMs = performance.now() - t0;
+  } finally {
+    await stop(sink.child);
+  }
+}
+const createRows = CREATE_RECEIVERS.map(
+  (r) =>
+    `| ${CREATE_VERIFICATIONS} × sandbox-pending-error, ${r} receivers | ${spread(createRounds.get(r) ?? [])} |`,
+);
+for (const row of createRows) console.log(row);
+const createRatio =
+  median(createRounds.get(CREATE_RECEIVERS[1] as number) ?? []) /
+  median(createRounds.get(CREATE_RECEIVERS[0] as number) ?? []);
+
+/**
+ * Creation of VERIFICATIONS pending-then-error verifications with RECEIVERS receivers (the sink
+ * acknowledging every delivery), then one `advance P7D` that runs every retry, error, archive and
+ * delivery they schedule, while another client asks for the clock every 20 ms: how long the
+ * advance takes, and how long the other client waits meanwhile.
+ */
+async function advanceRound(): Promise<{ createMs: number; advanceMs: number; waits: number[] }> {
+  const sink = await startSink();
+  const { server, base, createMs } = await createVerifications(RECEIVERS, VERIFICATIONS, sink.url);
+  try {
     const waits: number[] = [];
     let advancing = true;
     const probe = (async () => {
@@ -196,7 +246,7 @@ async function advanceRound(): Promise<{ createMs: number; advanceMs: number; wa
     return { createMs, advanceMs, waits };
   } finally {
     await stop(server.child);
-    sink.close();
+    await stop(sink.child);
   }
 }
 
@@ -279,9 +329,24 @@ ${rows.join("\n")}
 | sandbox p99 ≤ 10 ms | ${p99At10 <= 10 ? "yes" : "**no**"} | ${p99At10} ms |
 | sandbox requests/s ≥ 5× Prism's | ${rpsRatio >= 5 ? "yes" : "**no**"} | ${rpsRatio.toFixed(1)}× |
 
+Creating verifications: ${CREATE_VERIFICATIONS} verifications with the last name \`sandbox-pending-error\`
+created one after another by one client, in a fresh sandbox with no receiver and with
+${CREATE_RECEIVERS[1]} (the most a sandbox keeps; each event then makes ${CREATE_RECEIVERS[1]} deliveries), to a local
+receiver in a process of its own acknowledging every delivery; median of ${CREATE_ROUNDS} rounds (min–max), the
+two taking turns.
+
+| Work | Create, per verification (µs) |
+|---|---|
+${createRows.join("\n")}
+
+With ${CREATE_RECEIVERS[1]} receivers, creating a verification takes ${createRatio.toFixed(2)}× the time it takes with
+none: ${((median(createRounds.get(CREATE_RECEIVERS[1] as number) ?? []) * 10_000) / 1e6).toFixed(1)} s for 10,000 verifications. The deliveries' POSTs go out from a
+thread of their own on connections kept per receiver, so the thread that answers the API makes
+each delivery and hands it over, and does not wait on a receiver or read its answer.
+
 Creating verifications and advancing the clock: ${VERIFICATIONS} verifications with the last name
 \`sandbox-pending-error\` created one after another with ${RECEIVERS} receivers registered (a local
-server in the same run acknowledging every delivery), then one \`POST /_sandbox/clock/advance\`
+receiver in a process of its own acknowledging every delivery), then one \`POST /_sandbox/clock/advance\`
 of P7D, which runs every pending retry, error, archive and delivery they schedule; meanwhile
 another client asks \`GET /_sandbox/clock\` every 20 ms. Median of ${ADVANCE_ROUNDS} rounds (min–max),
 a fresh sandbox each.
