@@ -102,7 +102,7 @@ export interface Delivery {
 }
 
 /** What one attempt adds to a delivery's JSON at most (`{"at":…,"status":…,"error":…,"duration_ms":…}`). */
-const ATTEMPT_BYTES = 128;
+export const ATTEMPT_BYTES = 128;
 
 /** Retries after the first attempt. */
 export const MAX_RETRIES = 8;
@@ -238,13 +238,10 @@ export class DeliveryQueue {
   }
 
   /**
-   * Count a delivery against the byte budget as its JSON, the attempts it may still record and its
-   * timer: what the state file holds of it at most. `bodyBytes` is its body's share of that JSON,
-   * which one event's deliveries to every receiver share: measured once, not once a receiver.
+   * Count a delivery against the byte budget as its JSON (`json`: its UTF-8 bytes, when known), the
+   * attempts it may still record and its timer: what the state file holds of it at most.
    */
-  private count(delivery: Delivery, bodyBytes = jsonBytes(delivery.body)): void {
-    // The JSON with an empty body ("") and the body's own JSON string, less that empty one's quotes.
-    const json = jsonBytes({ ...delivery, body: "" }) + bodyBytes - 2;
+  private count(delivery: Delivery, json = jsonBytes(delivery)): void {
     const bytes = json + (MAX_RETRIES + 1 - delivery.attempts.length) * ATTEMPT_BYTES + TIMER_BYTES;
     const known = this.counted.get(delivery);
     this.budget.charge(bytes - (known?.bytes ?? 0));
@@ -289,28 +286,43 @@ export class DeliveryQueue {
     headers: Record<string, string> = {},
   ): Delivery[] {
     const made: Delivery[] = [];
-    let bodyBytes: number | undefined;
+    const createdAt = this.iso();
+    const now = this.options.clock.now();
+    const workflow = channel === "workflowCase";
+    /** The JSON bytes of this event's deliveries but for their ids, which alone differ between them. */
+    let shared: number | undefined;
     for (const receiver of this.receivers.values()) {
       if (receiver.kind !== kind) continue;
       // A workflow delivery's id is unique per delivery (an idempotency key), kept across its retries.
-      const extra: Record<string, string> =
-        channel === "workflowCase" ? { "X-Workflow-Webhook-Id": webhookId() } : {};
+      const webhook = workflow ? webhookId() : "";
+      const delivery: Delivery = {
+        id: id("dlv"),
+        receiver_id: receiver.id,
+        channel,
+        event,
+        subject,
+        created_at: createdAt,
+        status: "pending",
+        attempts: [],
+        next_attempt_at: now,
+        headers: {
+          "Content-Type": "application/json",
+          ...headers,
+          ...(workflow ? { "X-Workflow-Webhook-Id": webhook } : {}),
+        },
+        body,
+      };
+      // Measured once an event (its body may be megabytes), not once a receiver.
+      shared ??= jsonBytes({
+        ...delivery,
+        id: "",
+        receiver_id: "",
+        headers: { ...delivery.headers, ...(workflow ? { "X-Workflow-Webhook-Id": "" } : {}) },
+      });
       made.push(
         this.add(
-          {
-            id: id("dlv"),
-            receiver_id: receiver.id,
-            channel,
-            event,
-            subject,
-            created_at: this.iso(),
-            status: "pending",
-            attempts: [],
-            next_attempt_at: this.options.clock.now(),
-            headers: { "Content-Type": "application/json", ...headers, ...extra },
-            body,
-          },
-          (bodyBytes ??= jsonBytes(body)),
+          delivery,
+          shared + stringBytes(delivery.id) + stringBytes(receiver.id) + stringBytes(webhook),
         ),
       );
     }
@@ -440,11 +452,11 @@ export class DeliveryQueue {
     else this.bySubject.set(delivery.subject, new Set([delivery]));
   }
 
-  private add(delivery: Delivery, bodyBytes?: number): Delivery {
+  private add(delivery: Delivery, json?: number): Delivery {
     this.deliveries.set(delivery.id, delivery);
     this.order.push(delivery);
     this.index(delivery);
-    this.count(delivery, bodyBytes);
+    this.count(delivery, json);
     this.options.clock.at(delivery.next_attempt_at ?? this.options.clock.now(), "delivery", delivery.id);
     this.trim();
     this.budget.enforce();
@@ -551,6 +563,9 @@ export class DeliveryQueue {
     return new Date(this.options.clock.now()).toISOString();
   }
 }
+
+/** What a string adds to a JSON text where an empty one stood: its escaped UTF-8 bytes, less the quotes. */
+const stringBytes = (text: string): number => jsonBytes(text) - 2;
 
 /** The Authorization header of a receiver's credentials. */
 function authorization(auth: ReceiverAuth | undefined): Record<string, string> {

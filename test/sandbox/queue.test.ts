@@ -4,7 +4,8 @@ import { once } from "node:events";
 import { type AddressInfo, createServer, type Socket } from "node:net";
 import { describe, expect, it } from "vitest";
 import { VirtualClock } from "../../sandbox/clock.js";
-import { DeliveryQueue } from "../../sandbox/deliveries.js";
+import { ByteBudget, jsonBytes, TIMER_BYTES } from "../../sandbox/byte-budget.js";
+import { ATTEMPT_BYTES, DeliveryQueue, MAX_RETRIES } from "../../sandbox/deliveries.js";
 
 describe("DeliveryQueue", () => {
   it("keeps the last 10,000 deliveries, dropping the oldest first", () => {
@@ -19,6 +20,28 @@ describe("DeliveryQueue", () => {
     expect(subjects[0]).toBe("t-5");
     expect(subjects.at(-1)).toBe("t-10004");
     expect([...queue.deliveries.values()].every((d) => d.status === "pending")).toBe(true);
+  });
+});
+
+describe("DeliveryQueue's byte count", () => {
+  it("counts each delivery as its JSON exactly, with room for its attempts and its timer", () => {
+    const clock = new VirtualClock();
+    clock.stop();
+    const budget = new ByteBudget(Infinity);
+    const queue = new DeliveryQueue({ clock, budget });
+    for (let i = 0; i < 3; i++) {
+      queue.addReceiver(`http://127.0.0.1:9/events-${i}`, "events");
+      queue.addReceiver(`http://127.0.0.1:9/workflow-${i}`, "workflow");
+    }
+    const body = JSON.stringify({ name: 'Zoë "quoted" \\ \u0001 🙂', n: [1, 2, 3] });
+    queue.emit("events", "biometricWebhook", "created", "t-1", body);
+    queue.emit("workflow", "workflowCase", "case.completed", "c-1", body, {
+      "X-Workflow-Event-Type": "case.completed",
+    });
+    const reserve = (MAX_RETRIES + 1) * ATTEMPT_BYTES + TIMER_BYTES;
+    const kept = [...queue.deliveries.values()];
+    expect(kept).toHaveLength(6);
+    expect(budget.used).toBe(kept.reduce((sum, d) => sum + jsonBytes(d) + reserve, 0));
   });
 });
 
