@@ -172,6 +172,20 @@ function answerClientError(error: NodeJS.ErrnoException, socket: Duplex, options
     socket.destroy();
     return;
   }
+  // The bytes refused came after a whole request still being answered (pipelined, or after a
+  // `Connection: close`): its answer goes first, then this one, then the connection closes. Written
+  // now, the refusal would be read as that request's answer, and the answer lost.
+  if (inFlight?.req?.complete) {
+    const answered = inFlight as unknown as ServerResponse;
+    answered.once("finish", () => {
+      // Not writable: the answer closed the connection (`Connection: close`), and nothing follows it.
+      if (socket.writable) answerClientError(error, socket, options);
+    });
+    answered.once("close", () => {
+      if (!answered.writableFinished) socket.destroy();
+    });
+    return;
+  }
   const status = parserStatus(error.code);
   const message =
     status === 431

@@ -2,6 +2,7 @@
 // HTTP are answered in the caller's shape, and another client is answered afterwards.
 import { once } from "node:events";
 import { connect } from "node:net";
+import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createSafeServer, HttpError, listen, type Listening, readBody } from "../../src/server/index.js";
 import { HOSTILE_TARGETS, rawStatus, sendRaw } from "../support/hostile.js";
@@ -104,6 +105,36 @@ describe("createSafeServer", () => {
     expect(rawStatus(big)).toBe(431);
     expect((await get("/ok")).status).toBe(200);
   });
+});
+
+describe("bytes the parser refuses after a whole request", () => {
+  const slow = "GET /slow HTTP/1.1\r\nHost: x\r\n";
+  it("come second: the request's own answer first, then the refusal, then the connection closes", async () => {
+    const answer = await sendRaw(server.port, `${slow}\r\nGARBAGE\r\n\r\n`);
+    expect(rawStatus(answer)).toBe(200);
+    const late = answer.indexOf("late");
+    expect(late).toBeGreaterThan(0);
+    expect(answer.indexOf("HTTP/1.1 400")).toBeGreaterThan(late);
+  });
+
+  it("after `Connection: close`, are not answered at all", async () => {
+    const answer = await sendRaw(server.port, `${slow}Connection: close\r\n\r\nGARBAGE\r\n\r\n`);
+    expect(rawStatus(answer)).toBe(200);
+    expect(answer).toContain("late");
+    expect(answer.match(/HTTP\/1\.1 /g)).toHaveLength(1);
+  });
+
+  it("whatever they are, never take the place of the answer to the request before them", async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.boolean(), fc.uint8Array({ minLength: 1, maxLength: 64 }), async (close, tail) => {
+        const head = Buffer.from(`${slow}${close ? "Connection: close\r\n" : ""}\r\n`, "latin1");
+        const answer = await sendRaw(server.port, Buffer.concat([head, tail]), 2_000, "127.0.0.1", 120);
+        expect(rawStatus(answer)).toBe(200);
+        expect(answer.slice(0, answer.indexOf("late") + 4)).not.toMatch(/HTTP\/1\.1 (?!200)/);
+      }),
+      { numRuns: 40 },
+    );
+  }, 60_000);
 });
 
 describe("a request that trickles", () => {
