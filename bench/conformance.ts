@@ -21,10 +21,12 @@ import { fromRoot } from "../scripts/lib/paths.js";
 import { compileForBench } from "./compile.js";
 import { buildIndependentCorpus, type IndependentEntry } from "./corpus-independent.js";
 
-/** Exchanges in each corpus: the JSON-only one and the mixed one. */
+/** Exchanges in each corpus: the JSON-only one, the mixed one, and at most as many small JSON-only lines. */
 const CORPUS_SIZE = Number(process.env.CONFORMANCE_BENCH_SIZE ?? 5_000);
 const ROUNDS = Math.max(3, Number(process.env.CONFORMANCE_BENCH_ROUNDS ?? 5));
 const BIG_LINES = Number(process.env.CONFORMANCE_BENCH_BIG_LINES ?? 300_000);
+/** The small-line corpus: JSON-only lines under this many bytes, near the issue's own corpus (880-byte lines). */
+const SMALL_LINE_BYTES = 4096;
 /** HAR sizes for the memory runs, in MB: the issue's 70 MB, and a larger one to show memory stays flat. */
 const HAR_MB = (process.env.CONFORMANCE_BENCH_HAR_MB ?? "70,1024").split(",").map(Number);
 const spec = JSON.parse(readFileSync(fromRoot("generated/openapi.json"), "utf8"));
@@ -388,17 +390,26 @@ async function main(): Promise<void> {
     log(`building an independent corpus of ${2 * CORPUS_SIZE} exchanges (json-schema-faker, seed 14)`);
     const { entries: all, stats } = buildIndependentCorpus(spec, 2 * CORPUS_SIZE, 14);
     const entries = all.slice(0, CORPUS_SIZE);
-    const jsonEntries = all.filter((e) => !e.line.includes('"bodyEncoding"')).slice(0, CORPUS_SIZE);
+    const jsonOnly = all.filter((e) => !e.line.includes('"bodyEncoding"'));
+    const jsonEntries = jsonOnly.slice(0, CORPUS_SIZE);
+    // The same exchanges, cut by size: large bodies make the floor's JSON.parse most of any side's time.
+    const smallEntries = jsonOnly
+      .filter((e) => Buffer.byteLength(e.line) < SMALL_LINE_BYTES)
+      .slice(0, CORPUS_SIZE);
     const lines = entries.map((e) => e.line);
     const corpusFile = join(dir, "corpus.ndjson");
     writeFileSync(corpusFile, `${lines.join("\n")}\n`);
     const jsonFile = join(dir, "json.ndjson");
     writeFileSync(jsonFile, `${jsonEntries.map((e) => e.line).join("\n")}\n`);
+    const smallFile = join(dir, "small.ndjson");
+    writeFileSync(smallFile, `${smallEntries.map((e) => e.line).join("\n")}\n`);
     const oneFile = join(dir, "one.ndjson");
     writeFileSync(oneFile, `${entries.find((e) => e.mutation === undefined)?.line}\n`);
 
     log(`JSON-only corpus (${jsonEntries.length} exchanges)`);
     const json = measureCorpus(dist, jsonFile, jsonEntries);
+    log(`JSON-only lines under ${SMALL_LINE_BYTES} bytes (${smallEntries.length} exchanges)`);
+    const small = measureCorpus(dist, smallFile, smallEntries);
     log(`mixed corpus (${entries.length} exchanges)`);
     const mixed = measureCorpus(dist, corpusFile, entries);
     const { agree, byCheck, sameVerdicts } = mixed;
@@ -461,7 +472,11 @@ async function main(): Promise<void> {
     const bare = median(first.bare as number[]);
     const mutatedCount = [...stats.mutated.values()].reduce((a, b) => a + b, 0);
     const dropped = [...stats.dropped.entries()].map(([k, v]) => `${k} ${v}`).join(", ");
-    const disagreements = [...disagreementRows(json, "JSON-only"), ...disagreementRows(mixed, "mixed")];
+    const disagreements = [
+      ...disagreementRows(json, "JSON-only"),
+      ...disagreementRows(small, "small lines"),
+      ...disagreementRows(mixed, "mixed"),
+    ];
     // The floor's time beside a side's: the floor's rate over the side's.
     const overFloor = (m: Measured, side: Judge) => m.measured.floor.warm / m.measured[side].warm;
     const overPrism = (m: Measured, side: Judge, key: "warm" | "cold") =>
@@ -473,21 +488,27 @@ async function main(): Promise<void> {
         `${overFloor(json, "create").toFixed(2)}× / ${overFloor(json, "open").toFixed(2)}×`,
       ],
       [
-        "cold ≥ 10× Prism, JSON-only / mixed (open)",
-        overPrism(json, "open", "cold") >= 10 && overPrism(mixed, "open", "cold") >= 10,
-        `${overPrism(json, "open", "cold").toFixed(1)}× / ${overPrism(mixed, "open", "cold").toFixed(1)}×`,
+        `the same, on its lines under ${SMALL_LINE_BYTES / 1024} KB (create / open)`,
+        overFloor(small, "create") <= 2 && overFloor(small, "open") <= 2,
+        `${overFloor(small, "create").toFixed(2)}× / ${overFloor(small, "open").toFixed(2)}×`,
       ],
       [
-        "every verdict right by the contract (create / open, both corpora)",
-        [json, mixed].every((m) => m.agree.create.right === m.agree.open.right) &&
+        "cold ≥ 10× Prism, JSON-only / small lines / mixed (open)",
+        [json, small, mixed].every((m) => overPrism(m, "open", "cold") >= 10),
+        [json, small, mixed].map((m) => `${overPrism(m, "open", "cold").toFixed(1)}×`).join(" / "),
+      ],
+      [
+        "every verdict right by the contract (create / open, every corpus)",
+        [json, small, mixed].every((m) => m.agree.create.right === m.agree.open.right) &&
           json.agree.open.right === jsonEntries.length &&
+          small.agree.open.right === smallEntries.length &&
           agree.open.right === entries.length,
-        `JSON-only ${json.agree.create.right} / ${json.agree.open.right} of ${jsonEntries.length}; mixed ${agree.create.right} / ${agree.open.right} of ${entries.length}`,
+        `JSON-only ${json.agree.create.right} / ${json.agree.open.right} of ${jsonEntries.length}; small lines ${small.agree.create.right} / ${small.agree.open.right} of ${smallEntries.length}; mixed ${agree.create.right} / ${agree.open.right} of ${entries.length}`,
       ],
       [
         "the two entry points agree on every exchange, every round",
-        json.sameVerdicts && sameVerdicts,
-        json.sameVerdicts && sameVerdicts ? "yes" : "no",
+        json.sameVerdicts && small.sameVerdicts && sameVerdicts,
+        json.sameVerdicts && small.sameVerdicts && sameVerdicts ? "yes" : "no",
       ],
       [
         "first verdict ≤ 300 ms wall, `node_modules/.bin/idv-conformance`",
@@ -516,9 +537,10 @@ documented error statuses now and then. ${fmt(mutatedCount)} of the ${fmt(all.le
 ${stats.mutated.size} mutations (${[...stats.mutated.entries()].map(([k, v]) => `${k} ${v}`).join(", ")}). Every label —
 valid or not — was confirmed by a reference validator written inside the bench (\`bench/corpus-reference.ts\`:
 ajv 2020 compiling the bundled schemas, plain routing and header rules; nothing shared with the suite);
-samples it did not confirm were dropped (${dropped || "none"}). Two corpora are cut from it: **mixed**, the first
-${fmt(entries.length)} exchanges (${lineSizes(entries)}), and **JSON-only**, the first ${fmt(jsonEntries.length)} with no base64 body
-(${lineSizes(jsonEntries)}). A corpus of large base64 files is dominated by decoding, which the floor pays too.
+samples it did not confirm were dropped (${dropped || "none"}). Three corpora are cut from it: **mixed**, the first
+${fmt(entries.length)} exchanges (${lineSizes(entries)}); **JSON-only**, the first ${fmt(jsonEntries.length)} with no base64 body
+(${lineSizes(jsonEntries)}); and **small lines**, the first ${fmt(smallEntries.length)} of those under ${fmt(SMALL_LINE_BYTES)} bytes
+(${lineSizes(smallEntries)}), where the floor's parsing weighs least. A corpus of large base64 files is dominated by decoding, which the floor pays too.
 
 **Method.** Each side runs in its own process, compiled (tsc), reading the same NDJSON lines:
 \`createConformanceChecker\` (ajv compiles each validator on first use), \`openConformanceChecker\` (the CLI's:
@@ -535,11 +557,15 @@ JSON-only corpus:
 
 ${corpusTable(json, jsonEntries.length)}
 
+JSON-only lines under ${fmt(SMALL_LINE_BYTES)} bytes:
+
+${corpusTable(small, smallEntries.length)}
+
 Mixed corpus:
 
 ${corpusTable(mixed, entries.length)}
 
-The two entry points gave ${json.sameVerdicts && sameVerdicts ? "the same verdict on every exchange in every round" : "**different verdicts** on some exchanges"}.
+The two entry points gave ${json.sameVerdicts && small.sameVerdicts && sameVerdicts ? "the same verdict on every exchange in every round" : "**different verdicts** on some exchanges"}.
 Of the mutated exchanges ours refused in the mixed corpus, ${fmt(byCheck.hits)} of ${fmt(byCheck.of)} were refused by the check the mutation
 targets${byCheck.misses.size === 0 ? "." : ` (${[...byCheck.misses.entries()].map(([k, n]) => `${k}: ${n}`).join("; ")}).`}
 ${

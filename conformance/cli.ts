@@ -11,6 +11,7 @@ import { openSource } from "./run/open-source.js";
 import { createReporter, type ReportFormat } from "./findings/reporters.js";
 import { runAll } from "./run/run.js";
 import { UsageError } from "./run/command.js";
+import { enableCompileCache } from "./run/compile-cache.js";
 
 const USAGE = `Usage:
   idv-conformance check FILE…      check API exchanges (HAR 1.2 or NDJSON) against the OpenAPI contract
@@ -241,6 +242,9 @@ function isEntryPoint(): boolean {
 }
 
 if (isEntryPoint()) {
+  // Before the checker's modules load (they are imported when a command needs them): a later start
+  // reuses their compiled code.
+  enableCompileCache();
   // A reader that stops early (`| head`) ends the run quietly; the verdict was not all written, so not 0.
   process.stdout.on("error", (error: NodeJS.ErrnoException) => {
     if (error.code === "EPIPE") process.exit(process.exitCode ?? 2);

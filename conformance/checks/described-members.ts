@@ -26,7 +26,18 @@ interface Shape {
   mergedItems?: Shape | null;
 }
 
-const FREE: Shape = { members: new Map(), open: true, allowsAny: true, extra: [], items: [] };
+// Every shape is made with all its members, memos included: shapes of one layout keep the walk's
+// member reads monomorphic, where memos added later gave each shape a layout of its own.
+const FREE: Shape = {
+  members: new Map(),
+  open: true,
+  allowsAny: true,
+  extra: [],
+  items: [],
+  merged: undefined,
+  mergedExtra: undefined,
+  mergedItems: undefined,
+};
 
 const closedShape = (): Shape => ({
   members: new Map(),
@@ -34,6 +45,9 @@ const closedShape = (): Shape => ({
   allowsAny: false,
   extra: [],
   items: [],
+  merged: undefined,
+  mergedExtra: undefined,
+  mergedItems: undefined,
 });
 
 /** One shape describing what any of `shapes` describes. */
