@@ -28,20 +28,25 @@ export const codingsIn = (value: unknown): number => {
 const codingsOf = (headers: unknown): number =>
   codingsIn(
     Array.isArray(headers)
-      ? headers.filter((_, i) => i % 2 && /^content-encoding$/i.test(headers[i - 1]))
+      ? // Raw names are bytes: only those as long as the name sought are read as text.
+        headers.filter(
+          (_, i) => i % 2 && headers[i - 1]?.length === 16 && /^content-encoding$/i.test(headers[i - 1]),
+        )
       : (headers as Record<string, unknown>)["content-encoding"],
   );
 
 /** The cause of a fetch refused for its answer's codings: the same answer would come again, so it is not retried. */
 export class CodingsError extends Error {}
 
-/** fetch's handler, its header callback checked first; everything else (and its state) stays fetch's. */
+/** fetch's handler, its header callback now checking the codings first; everything else stays fetch's. */
 function guarded(handler: Handler): Handler {
-  const guard = Object.create(handler) as Handler;
   // undici 8 calls onResponseStart(controller, status, headers); undici 6 and 7, onHeaders(status, rawHeaders).
   const name = handler.onResponseStart ? "onResponseStart" : "onHeaders";
   const at = name === "onHeaders" ? 0 : 1;
-  guard[name] = function (...args) {
+  const onHeaders = handler[name] as Method;
+  // Replaced on fetch's own handler, not on an object made over it: a handler used as a prototype slows
+  // down every callback undici makes on it.
+  handler[name] = function (...args) {
     const codings = codingsOf(args[at + 1]);
     // An error thrown by a handler's header callback makes undici abort the request with it.
     if ((args[at] as number) >= 200 && codings > MAX_CODINGS) {
@@ -49,9 +54,9 @@ function guarded(handler: Handler): Handler {
         `the response names ${codings} content codings (at most ${MAX_CODINGS} are read)`,
       );
     }
-    return (handler[name] as Method).apply(this, args);
+    return onHeaders.apply(this, args);
   };
-  return guard;
+  return handler;
 }
 
 const isDispatcher = (value: unknown): value is Dispatcher =>

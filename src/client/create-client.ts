@@ -77,7 +77,7 @@ export function createClient(options: ClientOptions): IdvClient {
     date: svcDate(now),
     sign: signer ? signingWith(signer) : hmacSigning(secret, signatureEncoding),
   };
-  // A same-origin redirect's request is signed again over what it sends; v2 requests keep key and secret.
+  // A request sent again (a redirect's, a retry's) is signed again over what it sends; v2 ones keep key and secret.
   const resign: Resign = (request, body) =>
     request.headers.has("Svc-Signature") ? signRequest(request, body, auth) : undefined;
   const transport = createTransport({
@@ -88,7 +88,7 @@ export function createClient(options: ClientOptions): IdvClient {
     async renew(request) {
       const next = new Request(request);
       // Another attempt is another request: a v4 one gets a fresh date and signature (retried GETs have no body).
-      if (next.headers.has("Svc-Signature")) await signRequest(next, EMPTY, auth);
+      await resign(next, EMPTY);
       return next;
     },
   });

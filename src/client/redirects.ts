@@ -10,8 +10,11 @@ export interface CallScope {
   readonly where: string;
   /** The status of the answer the call got, once it has one. */
   status?: number;
-  /** Set when an answer arrives: stops its attempt's deadline once the body has been read. */
-  stop?: () => void;
+  /**
+   * Set when an answer arrives: its attempt's deadline timer, cleared once the body has been read. The
+   * timer rather than a closure over the attempt, which kept each request alive into the old generation.
+   */
+  deadline?: ReturnType<typeof setTimeout>;
   /** Settles the call with an error while its body is still being read. */
   fail?: (reason: unknown) => void;
 }
