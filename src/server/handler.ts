@@ -160,6 +160,9 @@ function parserStatus(code: string | undefined): number {
   return 400;
 }
 
+/** Sockets whose refusal waits for the answer in flight on them. */
+const waitingRefusal = new WeakSet<Duplex>();
+
 /**
  * Answer a malformed request (bad request line, header, chunking…) in the service's shape and close
  * the connection; a reset or half-answered socket is just destroyed.
@@ -168,22 +171,31 @@ function answerClientError(error: NodeJS.ErrnoException, socket: Duplex, options
   // Node keeps the response in flight on the socket; raw bytes after its headers would corrupt it.
   const inFlight = (socket as Duplex & { _httpMessage?: { headersSent?: boolean; req?: IncomingMessage } })
     ._httpMessage;
-  if (error.code === "ECONNRESET" || !socket.writable || inFlight?.headersSent) {
+  if (error.code === "ECONNRESET" || !socket.writable) {
     socket.destroy();
     return;
   }
+  // Each chunk the client sends after the refused bytes is refused again: one refusal waits, not one a chunk.
+  if (waitingRefusal.has(socket)) return;
   // The bytes refused came after a whole request still being answered (pipelined, or after a
-  // `Connection: close`): its answer goes first, then this one, then the connection closes. Written
-  // now, the refusal would be read as that request's answer, and the answer lost.
+  // \`Connection: close\`): its answer goes first (and those of whole requests queued behind it), then
+  // this one, then the connection closes. Written now, the refusal would be read as that request's
+  // answer, or cut into it, and the answer lost.
   if (inFlight?.req?.complete) {
+    waitingRefusal.add(socket);
     const answered = inFlight as unknown as ServerResponse;
     answered.once("finish", () => {
-      // Not writable: the answer closed the connection (`Connection: close`), and nothing follows it.
+      waitingRefusal.delete(socket);
+      // Not writable: the answer closed the connection (\`Connection: close\`), and nothing follows it.
       if (socket.writable) answerClientError(error, socket, options);
     });
     answered.once("close", () => {
       if (!answered.writableFinished) socket.destroy();
     });
+    return;
+  }
+  if (inFlight?.headersSent) {
+    socket.destroy();
     return;
   }
   const status = parserStatus(error.code);

@@ -8,6 +8,8 @@ import { createSafeServer, HttpError, listen, type Listening, readBody } from ".
 import { HOSTILE_TARGETS, rawStatus, sendRaw } from "../support/hostile.js";
 
 let server: Listening;
+/** The length of /big's answer: more than a socket takes at once, so it is still being written. */
+const BIG = 4_000_000;
 const failures: string[] = [];
 
 beforeAll(async () => {
@@ -19,6 +21,10 @@ beforeAll(async () => {
       if (target.pathname === "/slow") {
         await new Promise((resolve) => setTimeout(resolve, 50));
         res.end("late");
+        return;
+      }
+      if (target.pathname === "/big") {
+        res.end("y".repeat(BIG));
         return;
       }
       if (target.pathname === "/body") {
@@ -122,6 +128,50 @@ describe("bytes the parser refuses after a whole request", () => {
     expect(rawStatus(answer)).toBe(200);
     expect(answer).toContain("late");
     expect(answer.match(/HTTP\/1\.1 /g)).toHaveLength(1);
+  });
+
+  it("wait for every whole request's answer, however long, before the refusal", async () => {
+    const answer = await sendRaw(
+      server.port,
+      `${slow}\r\nGET /big HTTP/1.1\r\nHost: x\r\n\r\nBAD\x01 LINE\r\n\r\n`,
+      10_000,
+      "127.0.0.1",
+      1_000,
+    );
+    const big = answer.indexOf("y".repeat(BIG));
+    expect(big).toBeGreaterThan(answer.indexOf("late"));
+    expect(answer.indexOf("HTTP/1.1 400")).toBe(big + BIG);
+    const alone = await sendRaw(
+      server.port,
+      "GET /big HTTP/1.1\r\nHost: x\r\n\r\nBAD\x01\r\n\r\n",
+      10_000,
+      "127.0.0.1",
+      1_000,
+    );
+    expect(alone.indexOf("HTTP/1.1 400")).toBe(alone.indexOf("y".repeat(BIG)) + BIG);
+  }, 30_000);
+
+  it("refused again with every chunk that follows, wait once: one refusal, no listener piling up", async () => {
+    const warnings: string[] = [];
+    const onWarning = (w: Error) => warnings.push(w.name);
+    process.on("warning", onWarning);
+    try {
+      const socket = connect(server.port, "127.0.0.1");
+      let answer = "";
+      socket.on("data", (chunk: Buffer) => (answer += chunk.toString("latin1")));
+      socket.on("error", () => undefined);
+      socket.write(`${slow}\r\nBAD\x01 LINE\r\n`);
+      for (let i = 0; i < 30; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 1));
+        if (!socket.destroyed) socket.write("more garbage\r\n");
+      }
+      await once(socket, "close");
+      expect(answer.match(/HTTP\/1\.1 400/g)).toHaveLength(1);
+      expect(answer.indexOf("late")).toBeLessThan(answer.indexOf("HTTP/1.1 400"));
+      expect(warnings).not.toContain("MaxListenersExceededWarning");
+    } finally {
+      process.off("warning", onWarning);
+    }
   });
 
   it("whatever they are, never take the place of the answer to the request before them", async () => {
