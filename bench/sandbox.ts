@@ -163,27 +163,33 @@ async function createVerifications(
   sinkUrl: string,
 ): Promise<{ server: Awaited<ReturnType<typeof start>>; base: string; createMs: number }> {
   const server = await start(sandbox);
-  const base = `http://127.0.0.1:${server.port}`;
-  for (let i = 0; i < receivers; i++) {
-    const res = await fetch(`${base}/_sandbox/receivers`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ url: `${sinkUrl}/hook-${i}`, auth: { scheme: "bearer", token: `tok-${i}` } }),
-    });
-    await res.arrayBuffer();
+  try {
+    const base = `http://127.0.0.1:${server.port}`;
+    for (let i = 0; i < receivers; i++) {
+      const res = await fetch(`${base}/_sandbox/receivers`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ url: `${sinkUrl}/hook-${i}`, auth: { scheme: "bearer", token: `tok-${i}` } }),
+      });
+      await res.arrayBuffer();
+    }
+    const v2 = { "svc-api-key": KEY, "svc-secret": SECRET, "content-type": "application/json" };
+    const t0 = performance.now();
+    for (let i = 0; i < count; i++) {
+      const res = await fetch(`${base}/api/v2/send_text`, {
+        method: "POST",
+        headers: v2,
+        body: JSON.stringify({ reference: `bench-${i}`, lastname: "sandbox-pending-error" }),
+      });
+      await res.arrayBuffer();
+      if (res.status !== 200) throw new Error(`send_text answered ${res.status}`);
+    }
+    return { server, base, createMs: performance.now() - t0 };
+  } catch (error) {
+    // A round that fails leaves no sandbox behind.
+    await stop(server.child);
+    throw error;
   }
-  const v2 = { "svc-api-key": KEY, "svc-secret": SECRET, "content-type": "application/json" };
-  const t0 = performance.now();
-  for (let i = 0; i < count; i++) {
-    const res = await fetch(`${base}/api/v2/send_text`, {
-      method: "POST",
-      headers: v2,
-      body: JSON.stringify({ reference: `bench-${i}`, lastname: "sandbox-pending-error" }),
-    });
-    await res.arrayBuffer();
-    if (res.status !== 200) throw new Error(`send_text answered ${res.status}`);
-  }
-  return { server, base, createMs: performance.now() - t0 };
 }
 
 // Creation with no receiver and with a hundred (each event then fans out to a hundred deliveries),
@@ -220,8 +226,11 @@ const createRatio =
  */
 async function advanceRound(): Promise<{ createMs: number; advanceMs: number; waits: number[] }> {
   const sink = await startSink();
-  const { server, base, createMs } = await createVerifications(RECEIVERS, VERIFICATIONS, sink.url);
+  let server: Awaited<ReturnType<typeof start>> | undefined;
   try {
+    const made = await createVerifications(RECEIVERS, VERIFICATIONS, sink.url);
+    server = made.server;
+    const { base, createMs } = made;
     const waits: number[] = [];
     let advancing = true;
     const probe = (async () => {
@@ -245,7 +254,7 @@ async function advanceRound(): Promise<{ createMs: number; advanceMs: number; wa
     if (advanced.status !== 200) throw new Error(`advance answered ${advanced.status}`);
     return { createMs, advanceMs, waits };
   } finally {
-    await stop(server.child);
+    if (server) await stop(server.child);
     await stop(sink.child);
   }
 }

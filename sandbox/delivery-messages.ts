@@ -7,13 +7,18 @@ export interface PostOrder {
   id: number;
   url: string;
   headers: Record<string, string>;
-  body: string;
+  /** Its body: an index into the batch's `bodies`. */
+  body: number;
   timeoutMs: number;
   receiver: string;
 }
 
-/** To the delivery thread: POSTs to make, POSTs to abort, receivers whose connections to close. */
+/**
+ * To the delivery thread: POSTs to make, with their bodies (each once: one event goes to every
+ * receiver with the same body), POSTs to abort, receivers whose connections to close.
+ */
 export interface ToSender {
+  bodies: string[];
   posts: PostOrder[];
   aborts: number[];
   retire: string[];

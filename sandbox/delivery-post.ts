@@ -7,8 +7,10 @@
 //
 // Deliveries keep their connection to a receiver open between attempts (an agent per receiver):
 // opening and closing one per attempt cost more than the rest of the attempt, and made the API's
-// requests wait behind it. A connection is reused only after a whole answer; one cut short, too
-// long or late is destroyed, so that no byte of it can be read as the next answer.
+// requests wait behind it. A connection is reused only after a whole answer to a whole request; one
+// cut short, too long or late is destroyed. A receiver can still write bytes after a whole answer
+// that arrive while its next POST waits on that connection: they are read as that POST's answer.
+// That misleads only the records of the receiver that wrote them, as any answer it chooses could.
 import {
   Agent as HttpAgent,
   request as httpRequest,
@@ -59,7 +61,7 @@ export interface PostInFlight {
 export function postOnce(
   url: string,
   headers: Record<string, string>,
-  body: string,
+  body: string | Buffer,
   timeoutMs: number,
   agent?: HttpAgent,
 ): PostInFlight {
@@ -74,14 +76,15 @@ export function postOnce(
     settled = true;
     if (timer) clearTimeout(timer);
     // Nothing more is wanted from this connection: no body left to read, no socket kept.
-    if (!whole || !agent) req?.destroy();
+    // Kept only when the POST went out whole too: a receiver may answer before reading it all.
+    if (!whole || !agent || !req?.writableFinished) req?.destroy();
     settle(outcome);
   };
   const failed = (error: "timeout" | "connection") => () => finish({ status: null, error });
   try {
     const target = new URL(url);
     const send = target.protocol === "https:" ? httpsRequest : httpRequest;
-    const payload = Buffer.from(body, "utf8");
+    const payload = typeof body === "string" ? Buffer.from(body, "utf8") : body;
     const sendOn = (via: HttpAgent | false): ClientRequest => {
       const sent = send(target, {
         method: "POST",

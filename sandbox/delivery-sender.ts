@@ -2,22 +2,35 @@
 // receivers' answers, and opening their connections, took the time of the thread that answers the
 // API, so that creating records with many receivers registered was as slow as delivering to all of
 // them. This side keeps what each POST waits for; a thread that stops fails what it held, and the
-// next POST starts a new one.
+// next POST starts a new one. Where no thread can be started, the POSTs are made here.
 import type { Worker } from "node:worker_threads";
 import { startModuleWorker } from "../src/worker-thread.js";
 import type { FromSender, ToSender } from "./delivery-messages.js";
 import type { PostInFlight, PostOutcome } from "./delivery-post.js";
+import { ReceiverPosts } from "./receiver-posts.js";
 
 const NO_ANSWER: PostOutcome = { status: null, error: "connection" };
 
+const emptyBatch = (): ToSender => ({ bodies: [], posts: [], aborts: [], retire: [] });
+
+/** The delivery thread as the sandbox starts it: delivery-worker beside this file. */
+const deliveryThread = (): Worker => startModuleWorker(import.meta.url, "delivery-worker");
+
 export class DeliverySender {
   private worker: Worker | undefined;
+  /** The POSTs made on this thread, once a delivery thread could not be started. */
+  private here: ReceiverPosts | undefined;
   /** POSTs ordered and not yet ended, by id: how to settle each. */
   private readonly waiting = new Map<number, (outcome: PostOutcome) => void>();
-  private batch: ToSender = { posts: [], aborts: [], retire: [] };
+  private batch = emptyBatch();
+  /** Each body's index in the batch, so that one sent to many receivers is sent once. */
+  private bodyIndex = new Map<string, number>();
   private flushing = false;
   private nextId = 1;
   private closed = false;
+
+  /** `startThread` starts the delivery thread (a test may pass one that throws, as Node does when threads are refused). */
+  constructor(private readonly startThread: () => Worker = deliveryThread) {}
 
   /** POST `body` to `url` from the delivery thread, on `receiverId`'s kept connections. */
   post(
@@ -35,12 +48,21 @@ export class DeliverySender {
     }
     const id = this.nextId++;
     this.waiting.set(id, settle);
-    this.batch.posts.push({ id, url, headers, body, timeoutMs, receiver: receiverId });
+    let index = this.bodyIndex.get(body);
+    if (index === undefined) {
+      index = this.batch.bodies.push(body) - 1;
+      this.bodyIndex.set(body, index);
+    }
+    const order = { id, url, headers, body: index, timeoutMs, receiver: receiverId };
+    this.batch.posts.push(order);
     this.flushSoon();
     const abort = (): void => {
       if (!this.waiting.delete(id)) return;
       settle(NO_ANSWER);
-      this.batch.aborts.push(id);
+      // Not sent yet: it never will be. Else the thread ends it.
+      const unsent = this.batch.posts.indexOf(order);
+      if (unsent >= 0) this.batch.posts.splice(unsent, 1);
+      else this.batch.aborts.push(id);
       this.flushSoon();
     };
     return { done, abort };
@@ -48,7 +70,7 @@ export class DeliverySender {
 
   /** Close a receiver's kept connections once its POSTs in flight have ended. */
   retire(receiverId: string): void {
-    if (!this.worker || this.closed) return;
+    if (this.closed) return;
     this.batch.retire.push(receiverId);
     this.flushSoon();
   }
@@ -57,6 +79,7 @@ export class DeliverySender {
   async close(): Promise<void> {
     this.closed = true;
     this.failWaiting();
+    this.here?.close();
     const worker = this.worker;
     this.worker = undefined;
     await worker?.terminate();
@@ -69,24 +92,43 @@ export class DeliverySender {
     queueMicrotask(() => {
       this.flushing = false;
       const batch = this.batch;
-      this.batch = { posts: [], aborts: [], retire: [] };
-      if (this.closed || batch.posts.length + batch.aborts.length + batch.retire.length === 0) return;
-      this.thread().postMessage(batch);
+      this.batch = emptyBatch();
+      this.bodyIndex = new Map();
+      if (!this.closed) this.deliver(batch);
     });
   }
 
-  /** The delivery thread, started on first use and again after one stops. */
-  private thread(): Worker {
-    if (this.worker) return this.worker;
-    const worker = startModuleWorker(import.meta.url, "delivery-worker");
+  /** Hand a batch to the delivery thread (started when it orders POSTs), or to this thread's own POSTs. */
+  private deliver(batch: ToSender): void {
+    const worker = this.here
+      ? undefined
+      : (this.worker ?? (batch.posts.length > 0 ? this.thread() : undefined));
+    if (worker) {
+      worker.postMessage(batch);
+      return;
+    }
+    // No thread and nothing to post: what it would abort or close went with the thread that stopped.
+    if (!this.here) return;
+    const payloads = batch.bodies.map((body) => Buffer.from(body, "utf8"));
+    for (const order of batch.posts) this.here.start(order, payloads[order.body] as Buffer);
+    for (const id of batch.aborts) this.here.abort(id);
+    for (const receiverId of batch.retire) this.here.retire(receiverId);
+  }
+
+  /** The delivery thread, started on first use and again after one stops; undefined when none can start. */
+  private thread(): Worker | undefined {
+    let worker: Worker;
+    try {
+      worker = this.startThread();
+    } catch {
+      // Threads refused (Node's permission model without --allow-worker): the POSTs are made here.
+      this.here = new ReceiverPosts((id, outcome) => this.ended(id, outcome));
+      return undefined;
+    }
     // The servers keep the process alive, not deliveries in flight.
     worker.unref();
     worker.on("message", (outcomes: FromSender) => {
-      for (const { id, outcome } of outcomes) {
-        const settle = this.waiting.get(id);
-        this.waiting.delete(id);
-        settle?.(outcome);
-      }
+      for (const { id, outcome } of outcomes) this.ended(id, outcome);
     });
     const stopped = (): void => {
       if (this.worker !== worker) return;
@@ -98,6 +140,12 @@ export class DeliverySender {
     worker.on("exit", stopped);
     this.worker = worker;
     return worker;
+  }
+
+  private ended(id: number, outcome: PostOutcome): void {
+    const settle = this.waiting.get(id);
+    this.waiting.delete(id);
+    settle?.(outcome);
   }
 
   private failWaiting(): void {

@@ -85,7 +85,7 @@ describe("a receiver that never answers", () => {
       expect(queue.waitingCount).toBeLessThanOrEqual(10);
       expect(clock.pending().length).toBeLessThanOrEqual(10);
     } finally {
-      queue.close();
+      await queue.close();
       clock.stop();
       await stuck.close();
     }

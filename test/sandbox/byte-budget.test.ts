@@ -115,8 +115,8 @@ describe("the byte budget", () => {
         again.queue.receivers.clear();
         restoreState(again, data as NonNullable<typeof data>);
         expect(JSON.stringify(snapshot(again))).toBe(JSON.stringify(state));
-        sandbox.close();
-        again.close();
+        void sandbox.close();
+        void again.close();
       }),
       { numRuns: 60 },
     );

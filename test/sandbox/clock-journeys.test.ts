@@ -58,7 +58,7 @@ async function run(journeys: (Journey | null)[], delay: number, steps: number[])
     ]),
   );
   const end = sandbox.clock.now();
-  sandbox.close();
+  await sandbox.close();
   return { events, end };
 }
 

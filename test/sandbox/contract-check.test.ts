@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { Sandbox } from "../../sandbox/sandbox.js";
 
 describe("the sandbox's own delivery check", () => {
-  it("holds back an event the contract rejects and says where", () => {
+  it("holds back an event the contract rejects and says where", async () => {
     const reported: string[] = [];
     const sandbox = new Sandbox({
       credentials: { apiKey: "k", secret: "s" },
@@ -19,6 +19,6 @@ describe("the sandbox's own delivery check", () => {
     // A whole one goes out.
     sandbox.emitEddCompleted({ reference: "EDD-1", transaction_id: "t-1", primary_contact: {} });
     expect(sandbox.queue.deliveries.size).toBe(1);
-    sandbox.close();
+    await sandbox.close();
   });
 });

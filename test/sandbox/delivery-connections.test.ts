@@ -188,6 +188,43 @@ describe("kept connections", () => {
   }, 60_000);
 });
 
+describe("a receiver that answers before it has read the POST", () => {
+  it("its connection is not kept: the POSTs after it are sent and answered", async () => {
+    // Raw sockets: the answer goes out on the request's head, and the body is never read.
+    let connections = 0;
+    const sockets = new Set<Socket>();
+    const server = createServer((socket) => {
+      connections++;
+      sockets.add(socket);
+      socket.on("error", () => undefined);
+      let head = "";
+      const onData = (chunk: Buffer) => {
+        head += chunk.toString("latin1");
+        if (!head.includes("\r\n\r\n")) return;
+        socket.off("data", onData);
+        socket.pause();
+        socket.write("HTTP/1.1 200 OK\r\nContent-Length: 0\r\nKeep-Alive: timeout=60\r\n\r\n");
+      };
+      socket.on("data", onData);
+    });
+    server.listen(0, "127.0.0.1");
+    await once(server, "listening");
+    const sender = new DeliverySender();
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+      // More than the sockets' buffers take: the POST cannot have gone out whole.
+      const body = "x".repeat(8 * 1024 * 1024);
+      for (let i = 0; i < 6; i++)
+        expect(await sender.post(url, {}, body, 3_000, "rcv_1").done).toEqual({ status: 200 });
+      expect(connections).toBe(6);
+    } finally {
+      await sender.close();
+      for (const s of sockets) s.destroy();
+      server.close();
+    }
+  }, 30_000);
+});
+
 describe("the delivery thread", () => {
   let hang: Awaited<ReturnType<typeof receiver>>;
   let ok: Awaited<ReturnType<typeof receiver>>;
@@ -209,6 +246,38 @@ describe("the delivery thread", () => {
       await thread.terminate();
       expect(await held.done).toEqual({ status: null, error: "connection" });
       expect(await sender.post(ok.url, {}, "{}", 10_000, "rcv_b").done).toEqual({ status: 202 });
+    } finally {
+      await sender.close();
+    }
+  });
+
+  it("an abort before the thread was told: the POST is never sent", async () => {
+    const sender = new DeliverySender();
+    try {
+      const before = ok.bodies.length;
+      const aborted = sender.post(ok.url, {}, '{"n":1}', 10_000, "rcv_b");
+      aborted.abort();
+      expect(await aborted.done).toEqual({ status: null, error: "connection" });
+      expect(await sender.post(ok.url, {}, '{"n":2}', 10_000, "rcv_b").done).toEqual({ status: 202 });
+      expect(ok.bodies.slice(before)).toEqual(['{"n":2}']);
+    } finally {
+      await sender.close();
+    }
+  });
+
+  it("where no thread can start (threads refused), POSTs are made on the sandbox's own thread", async () => {
+    const refused = () => {
+      throw Object.assign(new Error("Access to this API has been restricted"), { code: "ERR_ACCESS_DENIED" });
+    };
+    const sender = new DeliverySender(refused);
+    try {
+      const outcomes = await Promise.all(
+        [1, 2, 3].map((n) => sender.post(ok.url, {}, `{"n":${n}}`, 10_000, "rcv_b").done),
+      );
+      expect(outcomes).toEqual([{ status: 202 }, { status: 202 }, { status: 202 }]);
+      const held = sender.post(hang.url, {}, "{}", 60_000, "rcv_a");
+      await sender.close();
+      expect(await held.done).toEqual({ status: null, error: "connection" });
     } finally {
       await sender.close();
     }

@@ -63,7 +63,7 @@ describe("DeliveryQueue.close", () => {
     const receiver = queue.addReceiver(`http://127.0.0.1:${port}/hook`, "events");
     const result = queue.test(receiver, "{}");
     while (sockets.length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
-    queue.close();
+    await queue.close();
     expect(await result).toMatchObject({ ok: false, status: null });
     for (const socket of sockets) socket.destroy();
     silent.close();
@@ -118,7 +118,7 @@ describe("DeliveryQueue's waiting deliveries", () => {
       expect(most).toBeLessThanOrEqual(4);
       expect(most).toBeGreaterThan(1);
     } finally {
-      queue.close();
+      await queue.close();
       clock.stop();
       receiver.close();
     }

@@ -103,4 +103,30 @@ describe("startSandbox()", () => {
     expect(grown(handlesBefore, await resources())).toEqual([]);
     expect(listeners()).toEqual(listenersBefore);
   }, 120_000);
+
+  it("started and stopped 20 times, each delivering to a receiver, leaves no handle of its delivery thread", async () => {
+    const receiver = await startRecorder();
+    try {
+      const deliverOnce = async () => {
+        const sandbox = await startSandbox({ receivers: [{ url: `${receiver.url}/hooks`, kind: "events" }] });
+        const client = createClient({
+          baseUrl: sandbox.url,
+          apiKey: sandbox.key,
+          secret: sandbox.secret,
+          runtime: "server",
+        });
+        const { data } = await client.POST("/api/v2/send_text", { body: { reference: "leak" } });
+        await sandbox.control.waitForDelivery((d) => d.status === "delivered", {
+          subject: data?.transaction_id as string,
+        });
+        await sandbox.close();
+      };
+      await deliverOnce();
+      const handlesBefore = await resources();
+      for (let i = 0; i < 20; i++) await deliverOnce();
+      expect(grown(handlesBefore, await resources())).toEqual([]);
+    } finally {
+      await receiver.close();
+    }
+  }, 120_000);
 });

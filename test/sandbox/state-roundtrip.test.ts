@@ -90,7 +90,7 @@ describe("every state the sandbox reaches", () => {
     await fc.assert(
       fc.asyncProperty(fc.array(op, { minLength: 1, maxLength: 30 }), async (ops) => {
         const sandbox = await reach(ops);
-        sandbox.queue.close();
+        await sandbox.queue.close();
         const file = join(mkdtempSync(join(tmpdir(), "sbx-roundtrip-")), "state.json");
         writeState(file, sandbox);
         // A delivery whose attempt was in flight has no timer; the restore gives it one (it is tried
@@ -98,7 +98,7 @@ describe("every state the sandbox reaches", () => {
         const withoutDeliveryTimers = (state: ReturnType<typeof snapshot>) =>
           JSON.stringify({ ...state, timers: state.timers.filter((t) => t.kind !== "delivery") });
         const before = withoutDeliveryTimers(snapshot(sandbox));
-        sandbox.close();
+        await sandbox.close();
         const data = readState(file);
         expect(data).toBeDefined();
         const again = fresh();
@@ -107,7 +107,7 @@ describe("every state the sandbox reaches", () => {
         expect(withoutDeliveryTimers(after)).toBe(before);
         const timed = new Set(after.timers.filter((t) => t.kind === "delivery").map((t) => t.ref));
         for (const d of after.deliveries) expect(timed.has(d.id)).toBe(d.status === "pending");
-        again.close();
+        await again.close();
       }),
       { numRuns: 80 },
     );
