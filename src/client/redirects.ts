@@ -11,10 +11,11 @@ export interface CallScope {
   /** The status of the answer the call got, once it has one. */
   status?: number;
   /**
-   * Set when an answer arrives: its attempt's deadline timer, cleared once the body has been read. The
-   * timer rather than a closure over the attempt, which kept each request alive into the old generation.
+   * Set when an answer arrives: stops its attempt's deadline once the body has been read. A function
+   * bound to the timer alone: a closure made in the attempt kept each request alive into the old
+   * generation (and a timer's type would name setTimeout in the package's types).
    */
-  deadline?: ReturnType<typeof setTimeout>;
+  stop?: () => void;
   /** Settles the call with an error while its body is still being read. */
   fail?: (reason: unknown) => void;
 }

@@ -24,7 +24,7 @@ function callError(error: unknown, call: CallScope): unknown {
 /** A stream that stops the call's deadline at its end, and errors when the deadline passes first. */
 function timedStream(source: ReadableStream<Uint8Array>, call: CallScope): ReadableStream<Uint8Array> {
   const reader = source.getReader();
-  const stop = () => clearTimeout(call.deadline);
+  const stop = () => call.stop?.();
   return new ReadableStream<Uint8Array>({
     start(controller) {
       // A fetch that ignores its signal never errors its body: the deadline errors this stream itself.
@@ -93,15 +93,15 @@ export function settle(call: CallScope, run: () => unknown, stream: boolean): Pr
     (run() as Promise<Result>).then(
       (result) => {
         const { data } = result;
-        if (stream && call.deadline !== undefined && data instanceof ReadableStream) {
+        if (stream && call.stop && data instanceof ReadableStream) {
           resolve({ ...result, data: timedStream(data, call) });
           return;
         }
-        clearTimeout(call.deadline);
+        call.stop?.();
         resolve(result);
       },
       (error: unknown) => {
-        clearTimeout(call.deadline);
+        call.stop?.();
         reject(callError(error, call));
       },
     );

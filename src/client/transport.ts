@@ -83,7 +83,7 @@ function attempt(
       (response) => {
         answered = true;
         // Without a call to settle (openapi-fetch's own fetch), the deadline ends with the headers.
-        if (call.fail) call.deadline = timer;
+        if (call.fail) call.stop = clearTimeout.bind(undefined, timer);
         else clearTimeout(timer);
         resolve(response);
       },
@@ -121,7 +121,7 @@ export function createTransport(options: TransportOptions): Send {
       // A Retry-After longer than the longest wait is honoured by not retrying sooner: give up.
       if (response && asked !== undefined && asked > retry.maxDelayMs) return response;
       // This answer is not the call's: its deadline ends here.
-      clearTimeout(call.deadline);
+      call.stop?.();
       await response?.body?.cancel();
       await sleep(asked ?? backoffDelay(n, retry, random), request.signal);
       request = await renew(request);
