@@ -40,7 +40,7 @@ describe("enableCompileCache", () => {
     expect(enableCompileCache({})).toBe(false);
   });
 
-  it.runIf(nodeHasCompileCache)("is turned on by the CLI, under the temporary directory", () => {
+  it("is turned on by the CLI under the temporary directory where Node has one, and left alone where not", () => {
     const dir = tempDir();
     const file = writeNdjson(dir, "one.ndjson", [example("createPepCheck")]);
     const env: NodeJS.ProcessEnv = { ...process.env, TMPDIR: dir };
@@ -56,6 +56,6 @@ describe("enableCompileCache", () => {
       },
     );
     expect(run.status).toBe(0);
-    expect(existsSync(join(dir, "node-compile-cache"))).toBe(true);
+    expect(existsSync(join(dir, "node-compile-cache"))).toBe(nodeHasCompileCache);
   });
 });
