@@ -75,8 +75,8 @@ export function postOnce(
     if (settled) return;
     settled = true;
     if (timer) clearTimeout(timer);
-    // Nothing more is wanted from this connection: no body left to read, no socket kept.
-    // Kept only when the POST went out whole too: a receiver may answer before reading it all.
+    // A connection is kept for the next attempt only after a whole answer to a whole POST (a receiver
+    // may answer before reading it all); any other leaves bytes that are no answer of the next one.
     if (!whole || !agent || !req?.writableFinished) req?.destroy();
     settle(outcome);
   };
