@@ -24,6 +24,28 @@ export interface Archivable {
   archived: boolean;
 }
 
+/** Members of a record's body that hold the person, or a property's owner and address. */
+const PERSONAL = [
+  "firstname",
+  "middle_name",
+  "lastname",
+  "date_of_birth",
+  "address",
+  "property_verifications",
+];
+
+/**
+ * Erase the personal data of a record its PDF download archived ("archived; data erased", as the
+ * document says of verifications): what is kept answers only that it was archived, in memory and
+ * in the --state file alike. A company (KYB) is not a person; its record is kept as it is.
+ */
+export function eraseArchived(record: Archivable): void {
+  const r = record as Archivable & { names?: unknown; body?: unknown };
+  if (Array.isArray(r.names)) r.names = [];
+  if (typeof r.body === "object" && r.body !== null)
+    for (const key of PERSONAL) delete (r.body as Record<string, unknown>)[key];
+}
+
 export interface ManualRecord extends Archivable {
   transaction_id: string;
   reference: string;

@@ -9,6 +9,7 @@ import { biometricJourney, smsFails, zipTitle } from "./magic.js";
 import { renderPdf } from "./pdf.js";
 import {
   eddCase,
+  eraseArchived,
   fraudAnalytic,
   isoSeconds,
   kybCompanies,
@@ -114,13 +115,14 @@ const handlers: { readonly [Id in ServiceOperationId]: (c: ServiceContext) => An
     const record = sandbox.manual.get(param ?? "");
     // Archived means erased: the export is gone with it.
     if (!record || record.archived) return notFound(op, "manual verification");
-    archive(record);
     const pdf = renderPdf("Manual identity verification", [
       `Reference: ${record.reference}`,
       `Transaction: ${record.transaction_id}`,
       `Name: ${record.names.join(" ")}`,
       `Overall: ${record.response.results.overall ? "verified" : "not verified"}`,
     ]);
+    // After the report is made: archiving erases the name it shows.
+    archive(record);
     return file(pdf, `manual-verification-${record.transaction_id}.pdf`);
   },
   getManualPepWatchlist: ({ sandbox, op, param }) => {
@@ -346,6 +348,7 @@ export function answerService(sandbox: Sandbox, req: ServiceRequest): Answer {
   const archive = (record: { archived: boolean }) => {
     if (req.head) return;
     record.archived = true;
+    eraseArchived(record);
     sandbox.changed();
   };
   return handler({
@@ -358,8 +361,10 @@ export function answerService(sandbox: Sandbox, req: ServiceRequest): Answer {
     archive,
     exportOnce: (record, render) => {
       if (record.archived) return error(op, 400, "ALREADY_ARCHIVED", "The report was exported and archived.");
+      // The report first: archiving erases the personal data it shows.
+      const answer = render();
       archive(record);
-      return render();
+      return answer;
     },
     store: (records, key, record) => {
       sandbox.keep(records, key, record);
