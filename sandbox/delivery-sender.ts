@@ -108,11 +108,7 @@ export class DeliverySender {
       return;
     }
     // No thread and nothing to post: what it would abort or close went with the thread that stopped.
-    if (!this.here) return;
-    const payloads = batch.bodies.map((body) => Buffer.from(body, "utf8"));
-    for (const order of batch.posts) this.here.start(order, payloads[order.body] as Buffer);
-    for (const id of batch.aborts) this.here.abort(id);
-    for (const receiverId of batch.retire) this.here.retire(receiverId);
+    this.here?.apply(batch);
   }
 
   /** The delivery thread, started on first use and again after one stops; undefined when none can start. */

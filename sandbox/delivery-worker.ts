@@ -19,10 +19,4 @@ const posts = new ReceiverPosts((id, outcome) => {
   outbox.push({ id, outcome });
 });
 
-port.on("message", (message: ToSender) => {
-  // One event's body is sent once however many receivers it goes to, and held once here.
-  const payloads = message.bodies.map((body) => Buffer.from(body, "utf8"));
-  for (const order of message.posts) posts.start(order, payloads[order.body] as Buffer);
-  for (const id of message.aborts) posts.abort(id);
-  for (const receiverId of message.retire) posts.retire(receiverId);
-});
+port.on("message", (message: ToSender) => posts.apply(message));

@@ -1,7 +1,7 @@
 // Deliveries' POSTs on connections kept per receiver: what the delivery thread runs, and what the
 // sandbox runs itself where no thread can be started (a permission model that refuses threads).
 import type { Agent } from "node:http";
-import type { PostOrder } from "./delivery-messages.js";
+import type { PostOrder, ToSender } from "./delivery-messages.js";
 import { type PostInFlight, type PostOutcome, postOnce, receiverAgent } from "./delivery-post.js";
 
 export class ReceiverPosts {
@@ -12,8 +12,16 @@ export class ReceiverPosts {
   /** `ended` hears how each POST ended, once. */
   constructor(private readonly ended: (id: number, outcome: PostOutcome) => void) {}
 
+  /** Carry out a batch: its POSTs (each event's body made into bytes once), then its aborts and removals. */
+  apply(batch: ToSender): void {
+    const payloads = batch.bodies.map((body) => Buffer.from(body, "utf8"));
+    for (const order of batch.posts) this.start(order, payloads[order.body] as Buffer);
+    for (const id of batch.aborts) this.abort(id);
+    for (const receiverId of batch.retire) this.retire(receiverId);
+  }
+
   /** Make the POST `order` describes, with `payload` as its body. */
-  start(order: PostOrder, payload: Buffer): void {
+  private start(order: PostOrder, payload: Buffer): void {
     let receiver = this.receivers.get(order.receiver);
     if (!receiver) {
       receiver = { agent: receiverAgent(order.url), inFlight: 0, retired: false };
@@ -31,7 +39,7 @@ export class ReceiverPosts {
   }
 
   /** End a POST in flight at once (its outcome: no answer). */
-  abort(id: number): void {
+  private abort(id: number): void {
     this.posts.get(id)?.abort();
   }
 

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { VirtualClock } from "../../sandbox/clock.js";
 import { type Delivery, DeliveryQueue } from "../../sandbox/deliveries.js";
 import { DeliverySender } from "../../sandbox/delivery-sender.js";
+import { until } from "../support/sandbox.js";
 
 /** An HTTP receiver: `answer` decides each request's reply; it counts requests and connections. */
 async function receiver(answer: (body: string, req: IncomingMessage, res: ServerResponse) => void) {
@@ -57,14 +58,6 @@ function queueOnClock(): { queue: DeliveryQueue; clock: VirtualClock; close(): P
       await queue.close();
     },
   };
-}
-
-async function until(done: () => boolean, ms = 10_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!done()) {
-    if (Date.now() > end) throw new Error("timed out");
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
 }
 
 const attempted = (ds: Delivery[]) => () => ds.every((d) => d.attempts.length > 0);
