@@ -110,6 +110,11 @@ export const MAX_RETRIES = 8;
 export const BACKOFF_BASE_MS = 70_000;
 /** Attempts in flight at once per receiver; the rest wait their turn. */
 const PER_RECEIVER = 4;
+/**
+ * Bytes of delivery bodies in flight at once, all receivers together: each is copied to the delivery
+ * thread and held there until its answer. A delivery larger than this goes alone.
+ */
+export const MAX_IN_FLIGHT_BYTES = 16 * 1024 * 1024;
 /** Deliveries kept, for sending and inspection; past it the oldest go first, even one still pending. */
 const MAX_KEPT = 10_000;
 /** The delay before retry `n` (1-based). */
@@ -177,6 +182,12 @@ class Waiting {
     }
   }
 
+  /** The delivery take() would give, left in place. */
+  peek(): Delivery | undefined {
+    const subject = this.ready.values().next().value;
+    return subject === undefined ? undefined : this.bySubject.get(subject)?.values().next().value;
+  }
+
   /** The next delivery to attempt (its subject becomes busy), or undefined. */
   take(): Delivery | undefined {
     const subject = this.ready.values().next().value;
@@ -220,6 +231,10 @@ export class DeliveryQueue {
   private readonly posts = new Set<PostInFlight>();
   /** The delivery thread's side of the attempts' POSTs. */
   private readonly sender = new DeliverySender();
+  /** Bytes of the bodies of attempts in flight (MAX_IN_FLIGHT_BYTES at most, or one delivery's). */
+  private inFlightBytes = 0;
+  /** Receivers with an attempt held back until bytes in flight are released. */
+  private readonly held = new Set<string>();
   private readonly timeoutMs: number;
   private readonly maxKept: number;
   private closed = false;
@@ -500,14 +515,27 @@ export class DeliveryQueue {
     if (!queue) return;
     // Events about one record go one at a time, in order: a receiver sees created before completed.
     while (queue.inFlight < PER_RECEIVER) {
-      const chosen = queue.take();
-      if (!chosen) break;
+      const next = queue.peek();
+      if (!next) break;
+      const bytes = Buffer.byteLength(next.body, "utf8");
+      if (this.inFlightBytes > 0 && this.inFlightBytes + bytes > MAX_IN_FLIGHT_BYTES) {
+        this.held.add(receiverId);
+        break;
+      }
+      const chosen = queue.take() as Delivery;
+      this.inFlightBytes += bytes;
       void this.attempt(chosen)
         // Off the request path, a rejection would be unhandled and end the process: the delivery fails instead.
         .catch(() => this.finish(chosen, "failed"))
         .finally(() => {
+          this.inFlightBytes -= bytes;
           queue.done(chosen.subject);
           this.pump(receiverId);
+          // Bytes were released: the receivers held back for them may go on.
+          for (const held of [...this.held]) {
+            this.held.delete(held);
+            this.pump(held);
+          }
         });
     }
     if (queue.size === 0 && queue.inFlight === 0) this.waiting.delete(receiverId);

@@ -8,7 +8,7 @@ import { type AddressInfo, createServer, type Socket } from "node:net";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { VirtualClock } from "../../sandbox/clock.js";
-import { type Delivery, DeliveryQueue } from "../../sandbox/deliveries.js";
+import { type Delivery, DeliveryQueue, MAX_IN_FLIGHT_BYTES } from "../../sandbox/deliveries.js";
 import { DeliverySender } from "../../sandbox/delivery-sender.js";
 import { until } from "../support/sandbox.js";
 
@@ -179,6 +179,39 @@ describe("kept connections", () => {
       await got.close();
     }
   }, 60_000);
+});
+
+describe("bytes in flight", () => {
+  it("are at most MAX_IN_FLIGHT_BYTES across receivers; a larger delivery goes alone", async () => {
+    const silent = await receiver(() => undefined);
+    const held = queueOnClock();
+    try {
+      held.queue.addReceiver(silent.url, "events");
+      held.queue.addReceiver(silent.url, "events");
+      // 6 MiB each, about four records: two fit in flight, a third would pass the limit.
+      const body = JSON.stringify({ pad: "x".repeat(6 * 1024 * 1024) });
+      expect(2 * Buffer.byteLength(body)).toBeLessThanOrEqual(MAX_IN_FLIGHT_BYTES);
+      expect(3 * Buffer.byteLength(body)).toBeGreaterThan(MAX_IN_FLIGHT_BYTES);
+      for (let i = 0; i < 4; i++) held.queue.emit("events", "biometricWebhook", "created", `s-${i}`, body);
+      held.clock.run();
+      await until(() => silent.bodies.length === 2);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(silent.bodies).toHaveLength(2);
+    } finally {
+      await held.close();
+    }
+    const alone = queueOnClock();
+    try {
+      alone.queue.addReceiver(silent.url, "events");
+      const big = JSON.stringify({ pad: "y".repeat(MAX_IN_FLIGHT_BYTES) });
+      alone.queue.emit("events", "biometricWebhook", "created", "big", big);
+      alone.clock.run();
+      await until(() => silent.bodies.length === 3);
+    } finally {
+      await alone.close();
+      await silent.close();
+    }
+  }, 30_000);
 });
 
 describe("a receiver that answers before it has read the POST", () => {
