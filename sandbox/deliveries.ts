@@ -231,7 +231,7 @@ export class DeliveryQueue {
   private readonly posts = new Set<PostInFlight>();
   /** The delivery thread's side of the attempts' POSTs. */
   private readonly sender = new DeliverySender();
-  /** Bytes of the bodies of attempts in flight (MAX_IN_FLIGHT_BYTES at most, or one delivery's). */
+  /** Bytes of the attempts in flight, as the budget counts them (MAX_IN_FLIGHT_BYTES at most, or one delivery's). */
   private inFlightBytes = 0;
   /** Receivers with an attempt held back until bytes in flight are released. */
   private readonly held = new Set<string>();
@@ -517,7 +517,9 @@ export class DeliveryQueue {
     while (queue.inFlight < PER_RECEIVER) {
       const next = queue.peek();
       if (!next) break;
-      const bytes = Buffer.byteLength(next.body, "utf8");
+      // As the byte budget counts it (its JSON, body included): known already, where measuring the
+      // body again would cost a scan of it per receiver.
+      const bytes = this.counted.get(next)?.bytes ?? Buffer.byteLength(next.body, "utf8");
       if (this.inFlightBytes > 0 && this.inFlightBytes + bytes > MAX_IN_FLIGHT_BYTES) {
         this.held.add(receiverId);
         break;
