@@ -148,6 +148,11 @@ export class VirtualClock {
     return this.timers.sorted().filter((t) => !this.cancelled.has(t));
   }
 
+  /** The id the next timer scheduled will have. */
+  get nextTimerId(): number {
+    return this.nextId;
+  }
+
   /** The number of pending timers (cancelled ones not yet dropped included). */
   get size(): number {
     return this.timers.size;

@@ -221,17 +221,17 @@ const handlers: {
       ["subject", one("subject")],
       ["event", one("event")],
     ];
-    const deliveries = [...sandbox.queue.deliveries.values()].filter((d) =>
-      filters.every(([key, want]) => want === undefined || d[key] === want),
-    );
+    const deliveries = sandbox.queue
+      .list()
+      .filter((d) => filters.every(([key, want]) => want === undefined || d[key] === want));
     return ok({ deliveries: deliveries.map(deliveryView) });
   },
   getDelivery: ({ sandbox, param }) => {
-    const d = sandbox.queue.deliveries.get(param);
+    const d = sandbox.queue.get(param);
     return d ? ok(deliveryView(d)) : controlError(404, "NOT_FOUND", "No delivery has this id.");
   },
   replayDelivery: ({ sandbox, param }) => {
-    const d = sandbox.queue.deliveries.get(param);
+    const d = sandbox.queue.get(param);
     if (!d) return controlError(404, "NOT_FOUND", "No delivery has this id.");
     const replay = sandbox.queue.replay(d);
     return replay

@@ -2,10 +2,12 @@
 // anything else, a redirect or no answer is retried up to 8 times with exponential backoff, the last
 // about 5 hours after the first, on the virtual clock. Attempts run off the request path, each with a
 // deadline, a few at a time per receiver: a slow or dead receiver never slows the API or the others.
-// The POSTs go out from a thread of their own, on connections kept open per receiver.
-import { randomBytes, randomUUID } from "node:crypto";
-import { ByteBudget, jsonBytes, TIMER_BYTES } from "./byte-budget.js";
+// The POSTs go out from a thread of their own, on connections kept open per receiver. An event is
+// kept once for all its receivers, and each receiver's delivery made when first needed
+// (delivery-log.ts): emitting costs about the same to one receiver as to a hundred.
+import { ByteBudget } from "./byte-budget.js";
 import type { VirtualClock } from "./clock.js";
+import { ATTEMPT_BYTES, DeliveryLog, Fanout, id, MAX_RETRIES, webhookId } from "./delivery-log.js";
 import { MAX_ANSWER_BYTES, type PostInFlight, postOnce } from "./delivery-post.js";
 import { DeliverySender } from "./delivery-sender.js";
 
@@ -101,11 +103,8 @@ export interface Delivery {
   erased?: "resendable" | "withheld";
 }
 
-/** What one attempt adds to a delivery's JSON at most (`{"at":…,"status":…,"error":…,"duration_ms":…}`). */
-export const ATTEMPT_BYTES = 128;
+export { ATTEMPT_BYTES, MAX_RETRIES, webhookId };
 
-/** Retries after the first attempt. */
-export const MAX_RETRIES = 8;
 /** The first retry's delay; each next one doubles: 70 s … 8960 s, the last 4 h 57 min 30 s after the first try. */
 export const BACKOFF_BASE_MS = 70_000;
 /** Attempts in flight at once per receiver; the rest wait their turn. */
@@ -132,18 +131,6 @@ export interface DeliveryOptions {
   budget?: ByteBudget;
   /** Called with each delivery as it is made (tests record them for the conformance checker). */
   observe?: (delivery: Delivery, receiver: Receiver) => void;
-}
-
-/** `prefix_` and 16 random hex digits; randomUUID draws from a cached pool, where randomBytes is a call per id. */
-const id = (prefix: string) => `${prefix}_${randomUUID().replaceAll("-", "").slice(0, 16)}`;
-
-/** Crockford base32 of random bytes: the look of the contract's X-Workflow-Webhook-Id example. */
-export function webhookId(): string {
-  const alphabet = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
-  const bytes = randomBytes(26);
-  let out = "whk_";
-  for (const byte of bytes) out += alphabet[byte & 31];
-  return out;
 }
 
 /** Receivers the sandbox keeps at most: each event fans out to all of them, so their number bounds one event's work. */
@@ -212,20 +199,11 @@ class Waiting {
 
 export class DeliveryQueue {
   readonly receivers = new Map<string, Receiver>();
-  readonly deliveries = new Map<string, Delivery>();
-  /**
-   * Kept deliveries in the order they were made, from `oldest` on (forgotten ones are skipped): the
-   * Map's own first entry is found by walking past the slots of every entry deleted before it, so
-   * asking it for its oldest cost a scan per delivery once many had been forgotten.
-   */
-  private order: (Delivery | undefined)[] = [];
-  private oldest = 0;
-  /** Each kept delivery's place among everything kept, and the bytes it is counted as. */
-  private readonly counted = new Map<Delivery, { seq: number; bytes: number }>();
-  private readonly budget: ByteBudget;
-  /** Kept deliveries by subject, so that erasing a record's data costs no scan of every delivery. */
-  private readonly bySubject = new Map<string, Set<Delivery>>();
-  /** Per receiver: deliveries due and waiting, and attempts in flight. */
+  /** Every kept delivery, each receiver's made when first needed. */
+  private readonly log: DeliveryLog;
+  /** The receivers of each kind as they stand: the slots of the next event emitted to it. */
+  private readonly fanouts = new Map<ReceiverKind, Fanout>();
+  /** Per receiver: deliveries due and waiting for a free attempt, and attempts in flight. */
   private readonly waiting = new Map<string, Waiting>();
   /** POSTs in flight (attempts and Test buttons), so that close() ends them all. */
   private readonly posts = new Set<PostInFlight>();
@@ -236,34 +214,43 @@ export class DeliveryQueue {
   /** Receivers with an attempt held back until bytes in flight are released. */
   private readonly held = new Set<string>();
   private readonly timeoutMs: number;
-  private readonly maxKept: number;
+  private readonly budget: ByteBudget;
   private closed = false;
 
   constructor(private readonly options: DeliveryOptions) {
     this.timeoutMs = options.timeoutMs ?? 10_000;
-    this.maxKept = options.maxKept ?? MAX_KEPT;
     this.budget = options.budget ?? new ByteBudget(Infinity);
-    this.budget.register({
-      oldestSeq: () => {
-        const oldest = this.order[this.oldest];
-        return oldest ? this.counted.get(oldest)?.seq : undefined;
+    this.log = new DeliveryLog({
+      budget: this.budget,
+      maxKept: options.maxKept ?? MAX_KEPT,
+      made: (delivery) => {
+        const receiver = this.receivers.get(delivery.receiver_id);
+        if (receiver) this.options.observe?.(delivery, receiver);
       },
-      forgetOldest: () => this.forgetOldest(),
+      // A forgotten delivery leaves its receiver's queue and the clock too, or they would grow without bound.
+      forgotten: (delivery) => {
+        this.waiting.get(delivery.receiver_id)?.delete(delivery);
+        this.options.clock.cancel("delivery", delivery.id);
+      },
     });
   }
 
-  /**
-   * Count a delivery against the byte budget as its JSON (`json`: its UTF-8 bytes, when known), the
-   * attempts it may still record and its timer: what the state file holds of it at most.
-   */
-  private count(delivery: Delivery, json = jsonBytes(delivery)): void {
-    const bytes = json + (MAX_RETRIES + 1 - delivery.attempts.length) * ATTEMPT_BYTES + TIMER_BYTES;
-    const known = this.counted.get(delivery);
-    this.budget.charge(bytes - (known?.bytes ?? 0));
-    this.counted.set(delivery, { seq: known?.seq ?? this.budget.next(), bytes });
+  /** Deliveries kept, made or not. */
+  get size(): number {
+    return this.log.size;
   }
 
-  /** Deliveries due and waiting for a free attempt, all receivers together. */
+  /** A delivery by id. */
+  get(deliveryId: string): Delivery | undefined {
+    return this.log.get(deliveryId);
+  }
+
+  /** Every kept delivery, oldest first. */
+  list(): Delivery[] {
+    return this.log.list();
+  }
+
+  /** Deliveries due, made and waiting for a free attempt, all receivers together. */
   get waitingCount(): number {
     let n = 0;
     for (const queue of this.waiting.values()) n += queue.size;
@@ -277,21 +264,27 @@ export class DeliveryQueue {
     const receiver: Receiver = { id: id("rcv"), url, kind, created_at: this.iso() };
     if (auth && kind === "events") receiver.auth = auth;
     this.receivers.set(receiver.id, receiver);
+    this.log.follow(receiver.id);
+    this.refanout(kind);
     this.options.changed?.();
     return receiver;
   }
 
-  /** Remove a receiver; its pending deliveries fail at their next attempt. */
+  /** Remove a receiver; its pending deliveries fail at their next attempt (those not yet tried, at once). */
   removeReceiver(receiverId: string): boolean {
-    const removed = this.receivers.delete(receiverId);
-    if (removed) {
-      this.sender.retire(receiverId);
-      this.options.changed?.();
-    }
-    return removed;
+    const removed = this.receivers.get(receiverId);
+    if (!removed) return false;
+    // Made while it is still registered, so that each is observed with its receiver as any other.
+    const untried = this.log.unfollow(receiverId);
+    this.receivers.delete(receiverId);
+    this.refanout(removed.kind);
+    for (const delivery of untried) this.finish(delivery, "failed");
+    this.sender.retire(receiverId);
+    this.options.changed?.();
+    return true;
   }
 
-  /** Make one delivery per receiver of the kind; returns them. */
+  /** Keep one delivery per receiver of the kind, each attempted at once (made when first needed). */
   emit(
     kind: ReceiverKind,
     channel: Channel,
@@ -299,49 +292,22 @@ export class DeliveryQueue {
     subject: string,
     body: string,
     headers: Record<string, string> = {},
-  ): Delivery[] {
-    const made: Delivery[] = [];
-    const createdAt = this.iso();
-    const now = this.options.clock.now();
-    const workflow = channel === "workflowCase";
-    /** The JSON bytes of this event's deliveries but for their ids, which alone differ between them. */
-    let shared: number | undefined;
-    for (const receiver of this.receivers.values()) {
-      if (receiver.kind !== kind) continue;
-      // A workflow delivery's id is unique per delivery (an idempotency key), kept across its retries.
-      const webhook = workflow ? webhookId() : "";
-      const delivery: Delivery = {
-        id: id("dlv"),
-        receiver_id: receiver.id,
-        channel,
-        event,
-        subject,
-        created_at: createdAt,
-        status: "pending",
-        attempts: [],
-        next_attempt_at: now,
-        headers: {
-          "Content-Type": "application/json",
-          ...headers,
-          ...(workflow ? { "X-Workflow-Webhook-Id": webhook } : {}),
-        },
-        body,
-      };
-      // Measured once an event (its body may be megabytes), not once a receiver.
-      shared ??= jsonBytes({
-        ...delivery,
-        id: "",
-        receiver_id: "",
-        headers: { ...delivery.headers, ...(workflow ? { "X-Workflow-Webhook-Id": "" } : {}) },
-      });
-      made.push(
-        this.add(
-          delivery,
-          shared + stringBytes(delivery.id) + stringBytes(receiver.id) + stringBytes(webhook),
-        ),
-      );
-    }
-    return made;
+  ): void {
+    const fanout = this.fanouts.get(kind);
+    if (!fanout) return;
+    this.log.emit(fanout, {
+      channel,
+      event,
+      subject,
+      created_at: this.iso(),
+      at: this.options.clock.now(),
+      headers: { "Content-Type": "application/json", ...headers },
+      body,
+    });
+    this.log.trim();
+    this.budget.enforce();
+    for (const receiverId of fanout.ids) this.pump(receiverId);
+    this.options.changed?.();
   }
 
   /**
@@ -350,20 +316,18 @@ export class DeliveryQueue {
    * be sent; if it was still waiting to retry, it stops (failed).
    */
   erase(subject: string): void {
-    for (const delivery of this.bySubject.get(subject) ?? []) {
-      if (delivery.channel !== "biometricWebhook" || delivery.erased) continue;
-      const payload = JSON.parse(delivery.body) as Record<string, unknown>;
-      const hadResult = payload.verification !== null && payload.verification !== undefined;
+    const erased = this.log.erase(subject, "biometricWebhook", (body) => {
+      const payload = JSON.parse(body) as Record<string, unknown>;
+      const withheld = payload.verification !== null && payload.verification !== undefined;
       payload.phone_number = null;
       payload.verification = null;
-      delivery.body = JSON.stringify(payload);
-      delivery.erased = hadResult ? "withheld" : "resendable";
-      this.count(delivery);
-      if (hadResult && delivery.status === "pending") {
-        this.waiting.get(delivery.receiver_id)?.delete(delivery);
-        this.options.clock.cancel("delivery", delivery.id);
-        this.finish(delivery, "failed");
-      }
+      return { body: JSON.stringify(payload), withheld };
+    });
+    for (const { delivery, withheld } of erased) {
+      if (!withheld || delivery.status !== "pending") continue;
+      this.waiting.get(delivery.receiver_id)?.delete(delivery);
+      this.options.clock.cancel("delivery", delivery.id);
+      this.finish(delivery, "failed");
     }
     this.options.changed?.();
   }
@@ -407,22 +371,26 @@ export class DeliveryQueue {
 
   /** Run a delivery timer that fell due (the clock calls this). */
   due(deliveryId: string): void {
-    const delivery = this.deliveries.get(deliveryId);
+    const delivery = this.log.get(deliveryId);
     if (!delivery || delivery.status !== "pending") return;
-    this.queueOf(delivery.receiver_id).add(delivery);
+    const queue = this.queueOf(delivery.receiver_id);
+    // Deliveries emitted before it to its receiver and not yet tried were due first: they queue first.
+    const earlier = () => this.log.pull(delivery.receiver_id, delivery);
+    for (let before = earlier(); before; before = earlier()) queue.add(before);
+    queue.add(delivery);
     this.pump(delivery.receiver_id);
   }
 
   /** Restore saved deliveries and receivers (their timers are restored with the clock). */
   restore(receivers: Receiver[], deliveries: Delivery[]): void {
-    for (const r of receivers) this.receivers.set(r.id, r);
-    for (const d of deliveries) {
-      this.deliveries.set(d.id, d);
-      this.order.push(d);
-      this.index(d);
-      this.count(d);
+    for (const r of receivers) {
+      this.receivers.set(r.id, r);
+      this.log.follow(r.id);
     }
-    this.trim();
+    this.refanout("events");
+    this.refanout("workflow");
+    for (const d of deliveries) this.log.add(d);
+    this.log.trim();
     this.budget.enforce();
   }
 
@@ -452,6 +420,13 @@ export class DeliveryQueue {
     }
   }
 
+  /** The receivers of a kind, in the order registered, as the next event of that kind goes to them. */
+  private refanout(kind: ReceiverKind): void {
+    const ids = [...this.receivers.values()].filter((r) => r.kind === kind).map((r) => r.id);
+    if (ids.length > 0) this.fanouts.set(kind, new Fanout(ids));
+    else this.fanouts.delete(kind);
+  }
+
   private queueOf(receiverId: string): Waiting {
     let queue = this.waiting.get(receiverId);
     if (!queue) {
@@ -461,19 +436,10 @@ export class DeliveryQueue {
     return queue;
   }
 
-  private index(delivery: Delivery): void {
-    const same = this.bySubject.get(delivery.subject);
-    if (same) same.add(delivery);
-    else this.bySubject.set(delivery.subject, new Set([delivery]));
-  }
-
-  private add(delivery: Delivery, json?: number): Delivery {
-    this.deliveries.set(delivery.id, delivery);
-    this.order.push(delivery);
-    this.index(delivery);
-    this.count(delivery, json);
+  private add(delivery: Delivery): Delivery {
+    this.log.add(delivery);
     this.options.clock.at(delivery.next_attempt_at ?? this.options.clock.now(), "delivery", delivery.id);
-    this.trim();
+    this.log.trim();
     this.budget.enforce();
     const receiver = this.receivers.get(delivery.receiver_id);
     if (receiver) this.options.observe?.(delivery, receiver);
@@ -481,45 +447,21 @@ export class DeliveryQueue {
     return delivery;
   }
 
-  private trim(): void {
-    // The oldest first, pending or not: memory stays bounded even when a receiver never answers.
-    // A forgotten delivery leaves its receiver's queue and the clock too, or they would grow without bound.
-    while (this.deliveries.size > this.maxKept && this.oldest < this.order.length) this.forgetOldest();
-    // Drop the forgotten slots now and then, not on every delivery.
-    if (this.oldest > 4096 && this.oldest * 2 > this.order.length) {
-      this.order = this.order.slice(this.oldest);
-      this.oldest = 0;
-    }
-  }
-
-  /** Forget the oldest kept delivery; its slot is emptied at once, so that its body is not held. */
-  private forgetOldest(): void {
-    const oldest = this.order[this.oldest];
-    this.order[this.oldest++] = undefined;
-    if (oldest && this.deliveries.get(oldest.id) === oldest) this.forget(oldest);
-  }
-
-  private forget(delivery: Delivery): void {
-    this.deliveries.delete(delivery.id);
-    this.budget.charge(-(this.counted.get(delivery)?.bytes ?? 0));
-    this.counted.delete(delivery);
-    const same = this.bySubject.get(delivery.subject);
-    same?.delete(delivery);
-    if (same?.size === 0) this.bySubject.delete(delivery.subject);
-    this.waiting.get(delivery.receiver_id)?.delete(delivery);
-    this.options.clock.cancel("delivery", delivery.id);
-  }
-
   private pump(receiverId: string): void {
-    const queue = this.waiting.get(receiverId);
-    if (!queue) return;
+    const queue = this.queueOf(receiverId);
     // Events about one record go one at a time, in order: a receiver sees created before completed.
     while (queue.inFlight < PER_RECEIVER) {
-      const next = queue.peek();
+      let next = queue.peek();
+      // Its deliveries not yet tried are made and queued as attempts can take them, in the order emitted.
+      for (let pulled = next ? undefined : this.log.pull(receiverId); pulled && !next;) {
+        queue.add(pulled);
+        next = queue.peek();
+        if (!next) pulled = this.log.pull(receiverId);
+      }
       if (!next) break;
       // As the byte budget counts it (its JSON, body included): known already, where measuring the
       // body again would cost a scan of it per receiver.
-      const bytes = this.counted.get(next)?.bytes ?? Buffer.byteLength(next.body, "utf8");
+      const bytes = this.log.bytes(next);
       if (this.inFlightBytes > 0 && this.inFlightBytes + bytes > MAX_IN_FLIGHT_BYTES) {
         this.held.add(receiverId);
         break;
@@ -593,9 +535,6 @@ export class DeliveryQueue {
     return new Date(this.options.clock.now()).toISOString();
   }
 }
-
-/** What a string adds to a JSON text where an empty one stood: its escaped UTF-8 bytes, less the quotes. */
-const stringBytes = (text: string): number => jsonBytes(text) - 2;
 
 /** The Authorization header of a receiver's credentials. */
 function authorization(auth: ReceiverAuth | undefined): Record<string, string> {

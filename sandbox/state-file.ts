@@ -16,7 +16,7 @@ import {
 import { exceedsJsonLimits } from "../src/json-scan.js";
 import { MAX_KEPT_BYTES } from "./byte-budget.js";
 import type { BiometricRecord } from "./biometric.js";
-import type { Timer } from "./clock.js";
+import type { Timer, VirtualClock } from "./clock.js";
 import type { Delivery, Receiver } from "./deliveries.js";
 import type { KybRecord, ManualRecord, PepRecord, PropertyRecord } from "./products.js";
 import type { Sandbox, WorkflowCase } from "./sandbox.js";
@@ -73,9 +73,10 @@ const digest = (text: string) => createHash("sha256").update(text).digest("hex")
 
 /** Everything the sandbox holds, as JSON-ready data. */
 export function snapshot(sandbox: Sandbox): StateData {
+  const deliveries = sandbox.queue.list();
   return {
     clock_offset_ms: sandbox.clock.offsetMs,
-    timers: [...sandbox.clock.pending()],
+    timers: timersToSave(sandbox.clock, deliveries),
     ids: [...sandbox.ids],
     biometric: [...sandbox.biometric.records.values()],
     manual: [...sandbox.manual.values()],
@@ -86,8 +87,24 @@ export function snapshot(sandbox: Sandbox): StateData {
     edd: [...sandbox.edd],
     workflow: [...sandbox.workflow],
     receivers: [...sandbox.queue.receivers.values()],
-    deliveries: [...sandbox.queue.deliveries.values()],
+    deliveries,
   };
+}
+
+/**
+ * The clock's pending timers, and a timer for each pending delivery that holds none (one not yet
+ * tried, waiting for a free attempt or in flight): its attempt is made at the next start, due when
+ * it was, and the file says so.
+ */
+function timersToSave(clock: VirtualClock, deliveries: readonly Delivery[]): Timer[] {
+  const timers = [...clock.pending()];
+  const timed = new Set(timers.filter((t) => t.kind === "delivery").map((t) => t.ref));
+  let id = clock.nextTimerId;
+  for (const d of deliveries)
+    if (d.status === "pending" && !timed.has(d.id))
+      timers.push({ id: id++, at: d.next_attempt_at ?? clock.now(), kind: "delivery", ref: d.id });
+  // In firing order, as the clock lists its own.
+  return timers.sort((a, b) => a.at - b.at || a.id - b.id);
 }
 
 /** Write the state atomically: a temporary file, flushed to disk, renamed over the old one. */
@@ -205,7 +222,7 @@ export function restoreState(sandbox: Sandbox, data: StateData): void {
   sandbox.queue.restore(data.receivers, data.deliveries);
   // An attempt in flight when the sandbox stopped left its delivery pending without a timer: try again.
   const timed = new Set(data.timers.filter((t) => t.kind === "delivery").map((t) => t.ref));
-  for (const d of sandbox.queue.deliveries.values()) {
+  for (const d of sandbox.queue.list()) {
     if (d.status === "pending" && !timed.has(d.id))
       sandbox.clock.at(d.next_attempt_at ?? 0, "delivery", d.id);
   }

@@ -15,10 +15,10 @@ describe("the sandbox's own delivery check", () => {
     sandbox.emitEddCompleted({ reference: "EDD-1", primary_contact: {} });
     expect(reported).toHaveLength(1);
     expect(reported[0]).toMatch(/^eddCaseCompleted case_completed: .* at \/transaction_id$/);
-    expect(sandbox.queue.deliveries.size).toBe(0);
+    expect(sandbox.queue.size).toBe(0);
     // A whole one goes out.
     sandbox.emitEddCompleted({ reference: "EDD-1", transaction_id: "t-1", primary_contact: {} });
-    expect(sandbox.queue.deliveries.size).toBe(1);
+    expect(sandbox.queue.size).toBe(1);
     await sandbox.close();
   });
 });

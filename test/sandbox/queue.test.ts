@@ -5,7 +5,8 @@ import { type AddressInfo, createServer, type Socket } from "node:net";
 import { describe, expect, it } from "vitest";
 import { VirtualClock } from "../../sandbox/clock.js";
 import { ByteBudget, jsonBytes, TIMER_BYTES } from "../../sandbox/byte-budget.js";
-import { ATTEMPT_BYTES, DeliveryQueue, MAX_RETRIES } from "../../sandbox/deliveries.js";
+import { ATTEMPT_BYTES, DeliveryQueue, MAX_RECEIVERS, MAX_RETRIES } from "../../sandbox/deliveries.js";
+import { startRecorder, until } from "../support/sandbox.js";
 
 describe("DeliveryQueue", () => {
   it("keeps the last 10,000 deliveries, dropping the oldest first", () => {
@@ -15,11 +16,11 @@ describe("DeliveryQueue", () => {
     const queue = new DeliveryQueue({ clock });
     queue.addReceiver("http://127.0.0.1:9/hook", "events");
     for (let i = 0; i < 10_005; i++) queue.emit("events", "biometricWebhook", "created", `t-${i}`, "{}");
-    expect(queue.deliveries.size).toBe(10_000);
-    const subjects = [...queue.deliveries.values()].map((d) => d.subject);
+    expect(queue.size).toBe(10_000);
+    const subjects = queue.list().map((d) => d.subject);
     expect(subjects[0]).toBe("t-5");
     expect(subjects.at(-1)).toBe("t-10004");
-    expect([...queue.deliveries.values()].every((d) => d.status === "pending")).toBe(true);
+    expect(queue.list().every((d) => d.status === "pending")).toBe(true);
   });
 });
 
@@ -39,7 +40,7 @@ describe("DeliveryQueue's byte count", () => {
       "X-Workflow-Event-Type": "case.completed",
     });
     const reserve = (MAX_RETRIES + 1) * ATTEMPT_BYTES + TIMER_BYTES;
-    const kept = [...queue.deliveries.values()];
+    const kept = queue.list();
     expect(kept).toHaveLength(6);
     expect(budget.used).toBe(kept.reduce((sum, d) => sum + jsonBytes(d) + reserve, 0));
   });
@@ -106,7 +107,7 @@ describe("DeliveryQueue's waiting deliveries", () => {
         sent.push({ subject, n });
         queue.emit("events", "biometricWebhook", "created", subject, JSON.stringify({ subject, n }));
       }
-      const [first] = [...queue.deliveries.values()];
+      const [first] = queue.list();
       for (let i = 0; i < 40; i++) {
         queue.replay(first as NonNullable<typeof first>);
         sent.push({ subject: "s-0", n: 0 });
@@ -121,6 +122,39 @@ describe("DeliveryQueue's waiting deliveries", () => {
       await queue.close();
       clock.stop();
       receiver.close();
+    }
+  });
+});
+
+describe("an event to many receivers", () => {
+  it("makes a receiver's delivery only when it is attempted or asked for; a removed receiver's untried ones fail at once", async () => {
+    const stuck = await startRecorder(() => "hang");
+    const clock = new VirtualClock();
+    let made = 0;
+    const queue = new DeliveryQueue({ clock, timeoutMs: 60_000, maxKept: 1000, observe: () => made++ });
+    clock.onTimer((t) => queue.due(t.ref));
+    try {
+      const receivers = Array.from({ length: MAX_RECEIVERS }, (_, i) =>
+        queue.addReceiver(`${stuck.url}/hook-${i}`, "events"),
+      );
+      for (let i = 0; i < 100; i++) queue.emit("events", "biometricWebhook", "created", `tx-${i}`, "{}");
+      expect(queue.size).toBe(1000);
+      // Four attempts in flight per receiver, each made as it went; the 9,600 others none.
+      expect(made).toBe(4 * MAX_RECEIVERS);
+      await until(() => stuck.received.length === 4 * MAX_RECEIVERS);
+      const gone = receivers[0] as (typeof receivers)[0];
+      queue.removeReceiver(gone.id);
+      // Its four in flight were about the first events, forgotten since; the ten kept were never
+      // tried, and now never will be.
+      expect(made).toBe(4 * MAX_RECEIVERS + 10);
+      const its = queue.list().filter((d) => d.receiver_id === gone.id);
+      expect(its.map((d) => [d.status, d.attempts.length])).toEqual(Array(10).fill(["failed", 0]));
+      // Asked for, all are made: the 400 attempted, and the 1,000 kept.
+      expect(made).toBe(4 * MAX_RECEIVERS + 1000);
+    } finally {
+      await queue.close();
+      clock.stop();
+      await stuck.close();
     }
   });
 });
