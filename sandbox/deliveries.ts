@@ -453,10 +453,11 @@ export class DeliveryQueue {
     while (queue.inFlight < PER_RECEIVER) {
       let next = queue.peek();
       // Its deliveries not yet tried are made and queued as attempts can take them, in the order emitted.
-      for (let pulled = next ? undefined : this.log.pull(receiverId); pulled && !next;) {
+      while (!next) {
+        const pulled = this.log.pull(receiverId);
+        if (!pulled) break;
         queue.add(pulled);
         next = queue.peek();
-        if (!next) pulled = this.log.pull(receiverId);
       }
       if (!next) break;
       // As the byte budget counts it (its JSON, body included): known already, where measuring the
