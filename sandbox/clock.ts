@@ -20,9 +20,9 @@ export interface Timer {
 export type TimerHandler = (timer: Timer) => void;
 
 /**
- * Far more timers than one advance fires (10,000 journeys of 7 events to 100 receivers make 7
- * million deliveries, each a timer): a guard against a handler that loops, which slices keep from
- * holding the server meanwhile.
+ * Far more timers than one advance fires (10,000 journeys hold 40,000 timers at once, and 10,000
+ * kept deliveries at most 10,000 retries): a guard against a handler that loops, which slices keep
+ * from holding the server meanwhile.
  */
 const MAX_FIRED_PER_RUN = 100_000_000;
 

@@ -169,6 +169,15 @@ class Waiting {
     }
   }
 
+  /** Take every waiting delivery out (its receiver was removed); attempts in flight stay counted. */
+  clear(): Delivery[] {
+    const all = [...this.bySubject.values()].flatMap((queue) => [...queue]);
+    this.bySubject.clear();
+    this.ready.clear();
+    this.size = 0;
+    return all;
+  }
+
   /** The delivery take() would give, left in place. */
   peek(): Delivery | undefined {
     const subject = this.ready.values().next().value;
@@ -270,7 +279,10 @@ export class DeliveryQueue {
     return receiver;
   }
 
-  /** Remove a receiver; its pending deliveries fail at their next attempt (those not yet tried, at once). */
+  /**
+   * Remove a receiver: its deliveries not in flight fail at once; an attempt in flight records its
+   * answer, and nothing is sent to it again (a retry due fails unsent).
+   */
   removeReceiver(receiverId: string): boolean {
     const removed = this.receivers.get(receiverId);
     if (!removed) return false;
@@ -278,7 +290,12 @@ export class DeliveryQueue {
     const untried = this.log.unfollow(receiverId);
     this.receivers.delete(receiverId);
     this.refanout(removed.kind);
-    for (const delivery of untried) this.finish(delivery, "failed");
+    const waiting = this.waiting.get(receiverId);
+    for (const delivery of waiting?.clear() ?? []) untried.push(delivery);
+    for (const delivery of untried) {
+      this.options.clock.cancel("delivery", delivery.id);
+      this.finish(delivery, "failed");
+    }
     this.sender.retire(receiverId);
     this.options.changed?.();
     return true;
@@ -329,6 +346,8 @@ export class DeliveryQueue {
       this.options.clock.cancel("delivery", delivery.id);
       this.finish(delivery, "failed");
     }
+    // An erased body may count more than it did ("erased" is added): still within the budget.
+    this.budget.enforce();
     this.options.changed?.();
   }
 
@@ -338,10 +357,14 @@ export class DeliveryQueue {
     return this.receivers.has(delivery.receiver_id) ? undefined : "receiver";
   }
 
-  /** Send a delivery again now, as a new delivery with the same body and headers (as erased, if it was). */
+  /**
+   * Send a delivery again now, as a new delivery with the same body and headers (as erased, if it
+   * was): queued at once, as an emitted event's deliveries are, so that an event emitted after it
+   * about the same record goes after it.
+   */
   replay(original: Delivery): Delivery | undefined {
     if (this.replayRefusal(original)) return undefined;
-    return this.add({
+    const replay: Delivery = {
       ...original,
       id: id("dlv"),
       created_at: this.iso(),
@@ -349,7 +372,16 @@ export class DeliveryQueue {
       attempts: [],
       next_attempt_at: this.options.clock.now(),
       replay_of: original.id,
-    });
+    };
+    this.log.add(replay);
+    this.log.trim();
+    this.budget.enforce();
+    const receiver = this.receivers.get(replay.receiver_id);
+    if (receiver) this.options.observe?.(replay, receiver);
+    // Forgotten already when the budget holds nothing of its size: nothing to send.
+    if (this.log.get(replay.id) === replay) this.enqueue(replay);
+    this.options.changed?.();
+    return replay;
   }
 
   /**
@@ -372,7 +404,11 @@ export class DeliveryQueue {
   /** Run a delivery timer that fell due (the clock calls this). */
   due(deliveryId: string): void {
     const delivery = this.log.get(deliveryId);
-    if (!delivery || delivery.status !== "pending") return;
+    if (delivery?.status === "pending") this.enqueue(delivery);
+  }
+
+  /** Queue a made delivery for its next attempt, behind those emitted to its receiver before it. */
+  private enqueue(delivery: Delivery): void {
     const queue = this.queueOf(delivery.receiver_id);
     // Deliveries emitted before it to its receiver and not yet tried were due first: they queue first.
     const earlier = () => this.log.pull(delivery.receiver_id, delivery);
@@ -434,17 +470,6 @@ export class DeliveryQueue {
       this.waiting.set(receiverId, queue);
     }
     return queue;
-  }
-
-  private add(delivery: Delivery): Delivery {
-    this.log.add(delivery);
-    this.options.clock.at(delivery.next_attempt_at ?? this.options.clock.now(), "delivery", delivery.id);
-    this.log.trim();
-    this.budget.enforce();
-    const receiver = this.receivers.get(delivery.receiver_id);
-    if (receiver) this.options.observe?.(delivery, receiver);
-    this.options.changed?.();
-    return delivery;
   }
 
   private pump(receiverId: string): void {

@@ -71,13 +71,14 @@ interface Emitted {
 /** One entry of the log: an emitted event's deliveries, or a single delivery (a replay, a restored one). */
 interface Entry {
   seq: number;
-  /** Its place in the log, counting the slots cut off. */
+  /** Its place in the log, counting the entries cut off before it. */
   pos: number;
   subject: string;
-  /** Deliveries made, by slot. */
+  /** Deliveries made, by receiver slot (one slot for a single delivery). */
   made: (Delivery | undefined)[];
+  /** Its deliveries, made or not. */
   slots: number;
-  /** Slots before this one are forgotten. */
+  /** Its deliveries in the slots before this one are forgotten. */
   first: number;
   emitted?: Emitted;
 }
@@ -95,7 +96,7 @@ export interface DeliveryLogOptions {
 }
 
 export class DeliveryLog {
-  /** Entries in the order they were made, from `oldest` on; `dropped` earlier slots were cut off. */
+  /** Entries in the order they were made, from `oldest` on; `dropped` earlier entries were cut off. */
   private entries: (Entry | undefined)[] = [];
   private oldest = 0;
   private dropped = 0;
@@ -107,7 +108,7 @@ export class DeliveryLog {
   private readonly counted = new Map<Delivery, { entry: Entry; bytes: number }>();
   /** Kept entries by subject, so that erasing a record's data costs no scan of every entry. */
   private readonly bySubject = new Map<string, Set<Entry>>();
-  /** Per receiver: the position (counting cut-off slots) of the next entry it has not looked at. */
+  /** Per receiver: the position (counting entries cut off) of the next entry it has not looked at. */
   private readonly cursors = new Map<string, number>();
 
   constructor(private readonly options: DeliveryLogOptions) {
@@ -201,8 +202,8 @@ export class DeliveryLog {
   }
 
   /**
-   * The next pending delivery emitted to `receiverId` it has not looked at, made (only one kept
-   * before `before`, when given); undefined when none is left.
+   * The next pending delivery emitted to `receiverId` that it has not looked at, made; with
+   * `before`, only from the entries kept before that delivery's. Undefined when none is left.
    */
   pull(receiverId: string, before?: Delivery): Delivery | undefined {
     let at = Math.max(this.cursors.get(receiverId) ?? Infinity, this.dropped + this.oldest);
@@ -268,7 +269,7 @@ export class DeliveryLog {
   /** Forget deliveries, oldest first, until at most maxKept are kept. */
   trim(): void {
     while (this.kept > this.options.maxKept && this.oldest < this.entries.length) this.forgetOldest();
-    // Drop the forgotten slots now and then, not on every entry.
+    // Cut the forgotten entries off now and then, not on every one.
     if (this.oldest > 4096 && this.oldest * 2 > this.entries.length) {
       this.entries = this.entries.slice(this.oldest);
       this.dropped += this.oldest;

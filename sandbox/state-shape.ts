@@ -116,5 +116,15 @@ export function stateProblem(data: unknown): string | undefined {
     firstBad(data, "deliveries", delivery);
   if (problem) return problem;
   if ((data.receivers as unknown[]).length > MAX_RECEIVERS) return "/receivers";
+  return repeatedId(data, "receivers") ?? repeatedId(data, "deliveries");
+}
+
+/** The pointer of the first id that an earlier member of `member` has too (the sandbox writes each once). */
+function repeatedId(data: Record<string, unknown>, member: string): string | undefined {
+  const seen = new Set<string>();
+  for (const [i, entry] of (data[member] as { id: string }[]).entries()) {
+    if (seen.has(entry.id)) return `/${member}/${i}/id`;
+    seen.add(entry.id);
+  }
   return undefined;
 }

@@ -45,7 +45,10 @@ const step: fc.Arbitrary<Step> = fc.oneof(
   fc.record({ kind: fc.constant("edit" as const), notes: text(30_000) }),
 );
 
-/** A sandbox with a small budget and two receivers (its deliveries stay pending: the clock is stopped). */
+/**
+ * A sandbox with a small budget and two receivers on a port nothing listens on. The clock is stopped,
+ * so no retry falls due; a first attempt ends only after the checks, which run in the same turn.
+ */
 function sandboxWithin(budget: number): Sandbox {
   const sandbox = new Sandbox({ credentials: { apiKey: "k", secret: "s" }, maxKeptBytes: budget });
   sandbox.clock.stop();

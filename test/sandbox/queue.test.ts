@@ -5,13 +5,20 @@ import { type AddressInfo, createServer, type Socket } from "node:net";
 import { describe, expect, it } from "vitest";
 import { VirtualClock } from "../../sandbox/clock.js";
 import { ByteBudget, jsonBytes, TIMER_BYTES } from "../../sandbox/byte-budget.js";
-import { ATTEMPT_BYTES, DeliveryQueue, MAX_RECEIVERS, MAX_RETRIES } from "../../sandbox/deliveries.js";
+import {
+  ATTEMPT_BYTES,
+  type Delivery,
+  DeliveryQueue,
+  MAX_RECEIVERS,
+  MAX_RETRIES,
+} from "../../sandbox/deliveries.js";
 import { startRecorder, until } from "../support/sandbox.js";
 
 describe("DeliveryQueue", () => {
-  it("keeps the last 10,000 deliveries, dropping the oldest first", () => {
+  it("keeps the last 10,000 deliveries, dropping the oldest first", async () => {
     const clock = new VirtualClock();
-    // Stopped: nothing is sent, the deliveries all stay pending.
+    // Stopped, no retry falls due; first attempts go to a port nothing listens on, and none has
+    // ended when the checks below run (they run in the same turn as the emits).
     clock.stop();
     const queue = new DeliveryQueue({ clock });
     queue.addReceiver("http://127.0.0.1:9/hook", "events");
@@ -21,11 +28,12 @@ describe("DeliveryQueue", () => {
     expect(subjects[0]).toBe("t-5");
     expect(subjects.at(-1)).toBe("t-10004");
     expect(queue.list().every((d) => d.status === "pending")).toBe(true);
+    await queue.close();
   });
 });
 
 describe("DeliveryQueue's byte count", () => {
-  it("counts each delivery as its JSON exactly, with room for its attempts and its timer", () => {
+  it("counts each delivery as its JSON exactly, with room for its attempts and its timer", async () => {
     const clock = new VirtualClock();
     clock.stop();
     const budget = new ByteBudget(Infinity);
@@ -43,6 +51,7 @@ describe("DeliveryQueue's byte count", () => {
     const kept = queue.list();
     expect(kept).toHaveLength(6);
     expect(budget.used).toBe(kept.reduce((sum, d) => sum + jsonBytes(d) + reserve, 0));
+    await queue.close();
   });
 });
 
@@ -151,6 +160,54 @@ describe("an event to many receivers", () => {
       expect(its.map((d) => [d.status, d.attempts.length])).toEqual(Array(10).fill(["failed", 0]));
       // Asked for, all are made: the 400 attempted, and the 1,000 kept.
       expect(made).toBe(4 * MAX_RECEIVERS + 1000);
+    } finally {
+      await queue.close();
+      clock.stop();
+      await stuck.close();
+    }
+  });
+});
+
+describe("a replay", () => {
+  it("goes before an event about the same record emitted after it, and after those emitted before", async () => {
+    const got = await startRecorder();
+    const clock = new VirtualClock();
+    const queue = new DeliveryQueue({ clock });
+    clock.onTimer((t) => queue.due(t.ref));
+    try {
+      queue.addReceiver(`${got.url}/hook`, "events");
+      queue.emit("events", "biometricWebhook", "created", "s", '{"n":0}');
+      await until(() => queue.list()[0]?.status === "delivered");
+      queue.replay(queue.list()[0] as Delivery);
+      queue.emit("events", "biometricWebhook", "completed", "s", '{"n":1}');
+      clock.run();
+      await until(() => got.received.length === 3);
+      expect(got.received.map((r) => r.body)).toEqual(['{"n":0}', '{"n":0}', '{"n":1}']);
+    } finally {
+      await queue.close();
+      clock.stop();
+      await got.close();
+    }
+  });
+});
+
+describe("a removed receiver", () => {
+  it("fails at once its deliveries waiting for a free attempt; the one in flight, once answered", async () => {
+    const stuck = await startRecorder(() => "hang");
+    const clock = new VirtualClock();
+    const queue = new DeliveryQueue({ clock, timeoutMs: 60_000 });
+    clock.onTimer((t) => queue.due(t.ref));
+    try {
+      const r = queue.addReceiver(`${stuck.url}/hook`, "events");
+      // One record: one attempt in flight, the other two waiting behind it.
+      for (let n = 0; n < 3; n++) queue.emit("events", "biometricWebhook", "created", "s", `{"n":${n}}`);
+      await until(() => stuck.received.length === 1);
+      queue.removeReceiver(r.id);
+      expect(queue.list().map((d) => [d.status, d.attempts.length])).toEqual([
+        ["pending", 0],
+        ["failed", 0],
+        ["failed", 0],
+      ]);
     } finally {
       await queue.close();
       clock.stop();

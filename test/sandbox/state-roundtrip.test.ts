@@ -205,3 +205,36 @@ describe("--state naming something that is not a regular file", () => {
     expect(() => readState(dir)).toThrow(/is not a regular file/);
   });
 });
+
+describe("ids in the state file", () => {
+  it("a delivery or receiver id given twice is refused, naming the second", () => {
+    const empty = Object.fromEntries(
+      ["timers", "ids", "biometric", "manual", "pep", "fraud", "property", "kyb", "edd", "workflow"].map(
+        (m) => [m, []],
+      ),
+    );
+    const receiver = (id: string) => ({ id, url: "http://127.0.0.1:9/", kind: "events", created_at: "x" });
+    const delivery = (id: string) => ({
+      id,
+      receiver_id: "rcv_1",
+      channel: "biometricWebhook",
+      event: "created",
+      subject: "s",
+      created_at: "x",
+      status: "pending",
+      attempts: [],
+      next_attempt_at: 0,
+      headers: {},
+      body: "{}",
+    });
+    const state = (receivers: string[], deliveries: string[]) => ({
+      clock_offset_ms: 0,
+      ...empty,
+      receivers: receivers.map(receiver),
+      deliveries: deliveries.map(delivery),
+    });
+    expect(stateProblem(state(["rcv_1", "rcv_2"], ["dlv_1", "dlv_2"]))).toBeUndefined();
+    expect(stateProblem(state(["rcv_1", "rcv_2"], ["dlv_1", "dlv_2", "dlv_1"]))).toBe("/deliveries/2/id");
+    expect(stateProblem(state(["rcv_1", "rcv_1"], ["dlv_1"]))).toBe("/receivers/1/id");
+  });
+});
