@@ -83,6 +83,32 @@ interface Entry {
   emitted?: Emitted;
 }
 
+/** An emitted entry's delivery with these ids, as it is made now (a result erased before it was sent is never sent). */
+function deliveryOf(
+  entry: Entry,
+  deliveryId: string,
+  receiverId: string,
+  webhook: string | undefined,
+): Delivery {
+  const emitted = entry.emitted as Emitted;
+  const withheld = emitted.erased === "withheld";
+  return {
+    id: deliveryId,
+    receiver_id: receiverId,
+    channel: emitted.channel,
+    event: emitted.event,
+    subject: entry.subject,
+    created_at: emitted.created_at,
+    status: withheld ? "failed" : "pending",
+    attempts: [],
+    next_attempt_at: withheld ? null : emitted.at,
+    headers:
+      webhook === undefined ? emitted.headers : { ...emitted.headers, "X-Workflow-Webhook-Id": webhook },
+    body: emitted.body,
+    ...(emitted.erased ? { erased: emitted.erased } : {}),
+  };
+}
+
 /** What the state file holds of a delivery at most besides its JSON: its attempts still to come and its timer. */
 const reserve = (attempts: number) => (MAX_RETRIES + 1 - attempts) * ATTEMPT_BYTES + TIMER_BYTES;
 
@@ -290,26 +316,9 @@ export class DeliveryLog {
     const made = entry.made[slot];
     if (made) return made;
     const emitted = entry.emitted as Emitted;
-    const withheld = emitted.erased === "withheld";
-    const delivery: Delivery = {
-      id: id("dlv"),
-      receiver_id: emitted.fanout.ids[slot] as string,
-      channel: emitted.channel,
-      event: emitted.event,
-      subject: entry.subject,
-      created_at: emitted.created_at,
-      // A result erased before it was sent is never sent.
-      status: withheld ? "failed" : "pending",
-      attempts: [],
-      next_attempt_at: withheld ? null : emitted.at,
-      headers:
-        emitted.channel === "workflowCase"
-          ? // A workflow delivery's id is unique per delivery (an idempotency key), kept across its retries.
-            { ...emitted.headers, "X-Workflow-Webhook-Id": webhookId() }
-          : emitted.headers,
-      body: emitted.body,
-      ...(emitted.erased ? { erased: emitted.erased } : {}),
-    };
+    // A workflow delivery's id is unique per delivery (an idempotency key), kept across its retries.
+    const webhook = emitted.channel === "workflowCase" ? webhookId() : undefined;
+    const delivery = deliveryOf(entry, id("dlv"), emitted.fanout.ids[slot] as string, webhook);
     entry.made[slot] = delivery;
     this.byId.set(delivery.id, delivery);
     // Counted already, when it was emitted.
@@ -323,27 +332,9 @@ export class DeliveryLog {
    * would be made now, measured once for the whole entry (its body may be megabytes), not once a receiver.
    */
   private unmadeBytes(entry: Entry): number {
-    const emitted = entry.emitted as Emitted;
-    const withheld = emitted.erased === "withheld";
-    const template: Delivery = {
-      id: "",
-      receiver_id: "",
-      channel: emitted.channel,
-      event: emitted.event,
-      subject: entry.subject,
-      created_at: emitted.created_at,
-      status: withheld ? "failed" : "pending",
-      attempts: [],
-      next_attempt_at: withheld ? null : emitted.at,
-      headers:
-        emitted.channel === "workflowCase"
-          ? { ...emitted.headers, "X-Workflow-Webhook-Id": "" }
-          : emitted.headers,
-      body: emitted.body,
-      ...(emitted.erased ? { erased: emitted.erased } : {}),
-    };
-    const webhook = emitted.channel === "workflowCase" ? WEBHOOK_ID_BYTES : 0;
-    return jsonBytes(template) + DELIVERY_ID_BYTES + webhook + reserve(0);
+    const workflow = entry.emitted?.channel === "workflowCase";
+    const template = deliveryOf(entry, "", "", workflow ? "" : undefined);
+    return jsonBytes(template) + DELIVERY_ID_BYTES + (workflow ? WEBHOOK_ID_BYTES : 0) + reserve(0);
   }
 
   /** Forget the oldest kept delivery; a made one's slot is emptied at once, so that its body is not held. */
