@@ -28,7 +28,7 @@ export function webhookId(): string {
 const WEBHOOK_ID_BYTES = 30;
 
 /** What a string adds to a JSON text where an empty one stood: its escaped UTF-8 bytes, less the quotes. */
-export const stringBytes = (text: string): number => jsonBytes(text) - 2;
+const stringBytes = (text: string): number => jsonBytes(text) - 2;
 
 /** The receivers of one kind as they stood when an event was emitted: each one's slot in it. */
 export class Fanout {
@@ -233,8 +233,9 @@ export class DeliveryLog {
    */
   pull(receiverId: string, before?: Delivery): Delivery | undefined {
     let at = Math.max(this.cursors.get(receiverId) ?? Infinity, this.dropped + this.oldest);
-    const limit = before === undefined ? undefined : this.counted.get(before)?.entry.pos;
-    const end = Math.min(limit ?? Infinity, this.dropped + this.entries.length);
+    // A `before` no longer kept has no place to stop at: nothing comes before it.
+    const limit = before === undefined ? Infinity : (this.counted.get(before)?.entry.pos ?? -Infinity);
+    const end = Math.min(limit, this.dropped + this.entries.length);
     try {
       while (at < end) {
         const entry = this.entries[at++ - this.dropped];
