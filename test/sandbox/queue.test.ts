@@ -2,6 +2,7 @@
 // closing it ends every POST in flight.
 import { once } from "node:events";
 import { type AddressInfo, createServer, type Socket } from "node:net";
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { VirtualClock } from "../../sandbox/clock.js";
 import { ByteBudget, jsonBytes, TIMER_BYTES } from "../../sandbox/byte-budget.js";
@@ -189,6 +190,105 @@ describe("a replay", () => {
       await got.close();
     }
   });
+});
+
+describe("a replay behind untried deliveries", () => {
+  it("goes after the deliveries about its record emitted before it and not yet tried", async () => {
+    const got = await startRecorder();
+    const clock = new VirtualClock();
+    const queue = new DeliveryQueue({ clock });
+    clock.onTimer((t) => queue.due(t.ref));
+    try {
+      queue.addReceiver(`${got.url}/hook`, "events");
+      // Four records in flight (the most per receiver): the fifth event, about the first, waits untried.
+      for (const [n, subject] of ["a", "b", "c", "d", "a"].entries())
+        queue.emit("events", "biometricWebhook", "created", subject, JSON.stringify({ n }));
+      queue.replay(queue.list()[0] as Delivery);
+      await until(() => got.received.length === 6);
+      const aboutA = got.received.map((r) => JSON.parse(r.body).n).filter((n) => n === 0 || n === 4);
+      expect(aboutA).toEqual([0, 4, 0]);
+    } finally {
+      await queue.close();
+      clock.stop();
+      await got.close();
+    }
+  });
+});
+
+describe("emits and replays about one record", () => {
+  it("reach every receiver in the order they were made (property)", async () => {
+    const got = await startRecorder();
+    const clock = new VirtualClock();
+    const queue = new DeliveryQueue({ clock });
+    clock.onTimer((t) => queue.due(t.ref));
+    const receivers = [0, 1, 2].map((i) => queue.addReceiver(`${got.url}/hook-${i}`, "events"));
+    let run = 0;
+    try {
+      await fc.assert(
+        fc.asyncProperty(
+          fc.array(
+            fc.oneof(
+              // Emits three times as often: four records busy at once leave later ones untried.
+              { arbitrary: fc.record({ subject: fc.integer({ min: 0, max: 3 }) }), weight: 3 },
+              { arbitrary: fc.record({ replay: fc.nat() }), weight: 1 },
+            ),
+            { minLength: 1, maxLength: 30 },
+          ),
+          async (steps) => {
+            run++;
+            const before = got.received.length;
+            // What each receiver must get, per record, in order: the n of each body.
+            const expected = new Map<string, number[]>();
+            const expect1 = (receiver: string, subject: string, n: number) => {
+              const key = `${receiver} ${subject}`;
+              expected.set(key, [...(expected.get(key) ?? []), n]);
+            };
+            const emitted: { subject: string; n: number }[] = [];
+            for (const step of steps) {
+              if ("subject" in step) {
+                const subject = `r${run}-s${step.subject}`;
+                const n = emitted.length;
+                emitted.push({ subject, n });
+                queue.emit("events", "biometricWebhook", "created", subject, JSON.stringify({ n }));
+                for (const r of receivers) expect1(r.id, subject, n);
+              } else if (emitted.length > 0) {
+                const { subject, n } = emitted[step.replay % emitted.length] as {
+                  subject: string;
+                  n: number;
+                };
+                const r = receivers[step.replay % receivers.length] as (typeof receivers)[0];
+                const original = queue
+                  .list()
+                  .find(
+                    (d) =>
+                      d.receiver_id === r.id && d.subject === subject && d.body === JSON.stringify({ n }),
+                  );
+                queue.replay(original as Delivery);
+                expect1(r.id, subject, n);
+              }
+            }
+            const total = [...expected.values()].reduce((sum, ns) => sum + ns.length, 0);
+            await until(() => got.received.length - before === total);
+            const seen = new Map<string, number[]>();
+            for (const r of got.received.slice(before)) {
+              const receiver = receivers[Number(r.path.split("-").at(-1))]?.id as string;
+              const subject = queue
+                .list()
+                .find((d) => d.body === r.body && d.subject.startsWith(`r${run}-`))?.subject;
+              const key = `${receiver} ${subject}`;
+              seen.set(key, [...(seen.get(key) ?? []), (JSON.parse(r.body) as { n: number }).n]);
+            }
+            expect(seen).toEqual(expected);
+          },
+        ),
+        { numRuns: 100 },
+      );
+    } finally {
+      await queue.close();
+      clock.stop();
+      await got.close();
+    }
+  }, 60_000);
 });
 
 describe("a removed receiver", () => {
