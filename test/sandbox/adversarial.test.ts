@@ -10,11 +10,10 @@ import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MAX_EVENTS_KEPT } from "../../sandbox/biometric.js";
 import { TIMER_BYTES } from "../../sandbox/byte-budget.js";
-import { VirtualClock } from "../../sandbox/clock.js";
-import { DeliveryQueue } from "../../sandbox/deliveries.js";
 import { MAX_ADVANCE_MS } from "../../sandbox/duration.js";
 import { startSandbox } from "../../sandbox/start.js";
 import { StateFileError } from "../../sandbox/state-file.js";
+import { queueOnClock } from "../support/delivery-queue.js";
 import { assertPrototypesUntouched, hostileJsonValue, prototypeSnapshot } from "../support/hostile.js";
 import { CREDENTIALS, startRecorder, startTestSandbox } from "../support/sandbox.js";
 
@@ -71,9 +70,7 @@ describe("the clock pushed as far as it goes", () => {
 describe("a receiver that never answers", () => {
   it("holds no more deliveries, waiting or timed, than the queue keeps", async () => {
     const stuck = await startRecorder(() => "hang");
-    const clock = new VirtualClock();
-    const queue = new DeliveryQueue({ clock, timeoutMs: 60_000, maxKept: 10 });
-    clock.onTimer((t) => queue.due(t.ref));
+    const { queue, clock, close } = queueOnClock({ timeoutMs: 60_000, maxKept: 10 });
     try {
       queue.addReceiver(`${stuck.url}/hook`, "events");
       // Four attempts hang in flight; every other delivery waits its turn, and most are forgotten.
@@ -85,8 +82,7 @@ describe("a receiver that never answers", () => {
       expect(queue.waitingCount).toBeLessThanOrEqual(10);
       expect(clock.pending().length).toBeLessThanOrEqual(10);
     } finally {
-      await queue.close();
-      clock.stop();
+      await close();
       await stuck.close();
     }
   });

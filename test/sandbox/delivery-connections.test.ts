@@ -7,9 +7,9 @@ import { createServer as createHttpServer, type IncomingMessage, type ServerResp
 import { type AddressInfo, createServer, type Socket } from "node:net";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { VirtualClock } from "../../sandbox/clock.js";
 import { type Delivery, DeliveryQueue, MAX_IN_FLIGHT_BYTES } from "../../sandbox/deliveries.js";
 import { DeliverySender } from "../../sandbox/delivery-sender.js";
+import { queueOnClock } from "../support/delivery-queue.js";
 import { until } from "../support/sandbox.js";
 
 /** An HTTP receiver: `answer` decides each request's reply; it counts requests and connections. */
@@ -41,21 +41,6 @@ async function receiver(answer: (body: string, req: IncomingMessage, res: Server
       for (const s of sockets) s.destroy();
       server.close();
       await once(server, "close");
-    },
-  };
-}
-
-/** A queue on a running clock, as the sandbox makes it. */
-function queueOnClock(): { queue: DeliveryQueue; clock: VirtualClock; close(): Promise<void> } {
-  const clock = new VirtualClock();
-  const queue = new DeliveryQueue({ clock });
-  clock.onTimer((t) => queue.due(t.ref));
-  return {
-    queue,
-    clock,
-    close: async () => {
-      clock.stop();
-      await queue.close();
     },
   };
 }

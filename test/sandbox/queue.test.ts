@@ -13,6 +13,7 @@ import {
   MAX_RECEIVERS,
   MAX_RETRIES,
 } from "../../sandbox/deliveries.js";
+import { queueOnClock } from "../support/delivery-queue.js";
 import { startRecorder, until } from "../support/sandbox.js";
 
 describe("DeliveryQueue", () => {
@@ -106,9 +107,7 @@ describe("DeliveryQueue's waiting deliveries", () => {
     });
     receiver.listen(0, "127.0.0.1");
     await once(receiver, "listening");
-    const clock = new VirtualClock();
-    const queue = new DeliveryQueue({ clock });
-    clock.onTimer((t) => queue.due(t.ref));
+    const { queue, clock, close } = queueOnClock();
     try {
       queue.addReceiver(`http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`, "events");
       const sent: { subject: string; n: number }[] = [];
@@ -129,8 +128,7 @@ describe("DeliveryQueue's waiting deliveries", () => {
       expect(most).toBeLessThanOrEqual(4);
       expect(most).toBeGreaterThan(1);
     } finally {
-      await queue.close();
-      clock.stop();
+      await close();
       receiver.close();
     }
   });
@@ -139,10 +137,8 @@ describe("DeliveryQueue's waiting deliveries", () => {
 describe("an event to many receivers", () => {
   it("makes a receiver's delivery only when it is attempted or asked for; a removed receiver's untried ones fail at once", async () => {
     const stuck = await startRecorder(() => "hang");
-    const clock = new VirtualClock();
     let made = 0;
-    const queue = new DeliveryQueue({ clock, timeoutMs: 60_000, maxKept: 1000, observe: () => made++ });
-    clock.onTimer((t) => queue.due(t.ref));
+    const { queue, close } = queueOnClock({ timeoutMs: 60_000, maxKept: 1000, observe: () => made++ });
     try {
       const receivers = Array.from({ length: MAX_RECEIVERS }, (_, i) =>
         queue.addReceiver(`${stuck.url}/hook-${i}`, "events"),
@@ -162,8 +158,7 @@ describe("an event to many receivers", () => {
       // Asked for, all are made: the 400 attempted, and the 1,000 kept.
       expect(made).toBe(4 * MAX_RECEIVERS + 1000);
     } finally {
-      await queue.close();
-      clock.stop();
+      await close();
       await stuck.close();
     }
   });
@@ -172,9 +167,7 @@ describe("an event to many receivers", () => {
 describe("a replay", () => {
   it("goes before an event about the same record emitted after it, and after those emitted before", async () => {
     const got = await startRecorder();
-    const clock = new VirtualClock();
-    const queue = new DeliveryQueue({ clock });
-    clock.onTimer((t) => queue.due(t.ref));
+    const { queue, clock, close } = queueOnClock();
     try {
       queue.addReceiver(`${got.url}/hook`, "events");
       queue.emit("events", "biometricWebhook", "created", "s", '{"n":0}');
@@ -185,8 +178,7 @@ describe("a replay", () => {
       await until(() => got.received.length === 3);
       expect(got.received.map((r) => r.body)).toEqual(['{"n":0}', '{"n":0}', '{"n":1}']);
     } finally {
-      await queue.close();
-      clock.stop();
+      await close();
       await got.close();
     }
   });
@@ -195,9 +187,7 @@ describe("a replay", () => {
 describe("a replay behind untried deliveries", () => {
   it("goes after the deliveries about its record emitted before it and not yet tried", async () => {
     const got = await startRecorder();
-    const clock = new VirtualClock();
-    const queue = new DeliveryQueue({ clock });
-    clock.onTimer((t) => queue.due(t.ref));
+    const { queue, close } = queueOnClock();
     try {
       queue.addReceiver(`${got.url}/hook`, "events");
       // Four records in flight (the most per receiver): the fifth event, about the first, waits untried.
@@ -208,8 +198,7 @@ describe("a replay behind untried deliveries", () => {
       const aboutA = got.received.map((r) => JSON.parse(r.body).n).filter((n) => n === 0 || n === 4);
       expect(aboutA).toEqual([0, 4, 0]);
     } finally {
-      await queue.close();
-      clock.stop();
+      await close();
       await got.close();
     }
   });
@@ -218,9 +207,7 @@ describe("a replay behind untried deliveries", () => {
 describe("emits and replays about one record", () => {
   it("reach every receiver in the order they were made (property)", async () => {
     const got = await startRecorder();
-    const clock = new VirtualClock();
-    const queue = new DeliveryQueue({ clock });
-    clock.onTimer((t) => queue.due(t.ref));
+    const { queue, close } = queueOnClock();
     const receivers = [0, 1, 2].map((i) => queue.addReceiver(`${got.url}/hook-${i}`, "events"));
     let run = 0;
     try {
@@ -284,8 +271,7 @@ describe("emits and replays about one record", () => {
         { numRuns: 100 },
       );
     } finally {
-      await queue.close();
-      clock.stop();
+      await close();
       await got.close();
     }
   }, 60_000);
@@ -294,9 +280,7 @@ describe("emits and replays about one record", () => {
 describe("a removed receiver", () => {
   it("fails at once its deliveries waiting for a free attempt; the one in flight, once answered", async () => {
     const stuck = await startRecorder(() => "hang");
-    const clock = new VirtualClock();
-    const queue = new DeliveryQueue({ clock, timeoutMs: 60_000 });
-    clock.onTimer((t) => queue.due(t.ref));
+    const { queue, close } = queueOnClock({ timeoutMs: 60_000 });
     try {
       const r = queue.addReceiver(`${stuck.url}/hook`, "events");
       // One record: one attempt in flight, the other two waiting behind it.
@@ -309,8 +293,7 @@ describe("a removed receiver", () => {
         ["failed", 0],
       ]);
     } finally {
-      await queue.close();
-      clock.stop();
+      await close();
       await stuck.close();
     }
   });
