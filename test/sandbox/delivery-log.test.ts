@@ -8,7 +8,8 @@ import { ByteBudget, jsonBytes, TIMER_BYTES } from "../../sandbox/byte-budget.js
 import type { Delivery } from "../../sandbox/deliveries.js";
 import { ATTEMPT_BYTES, DeliveryLog, Fanout, MAX_RETRIES } from "../../sandbox/delivery-log.js";
 
-const RECEIVERS = ["rcv_a", "rcv_b", "rcv_c", "rcv_é"];
+// Ids a state file may hold: "__proto__" and non-ASCII ones too.
+const RECEIVERS = ["rcv_a", "__proto__", "rcv_c", 'rcv_é"🙂'];
 
 type Op =
   | { op: "emit"; receivers: number; subject: number; workflow: boolean; result: boolean }
