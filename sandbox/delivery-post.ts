@@ -95,16 +95,19 @@ export function postOnce(
         },
         agent: via,
       });
-      let answered = false;
+      let answer: IncomingMessage | undefined;
       sent.on("error", (error: NodeJS.ErrnoException) => {
+        // Bytes after a whole answer (a body on a 204, more than Content-Length said) fail the parse,
+        // but the answer stands: its end settles the POST, and the connection is not kept.
+        if (answer?.complete) return;
         // A kept connection the receiver closed while it was idle fails before any answer: the
         // POST goes again once, on a connection of its own (Node's documented remedy).
-        if (sent.reusedSocket && !answered && error.code === "ECONNRESET" && !settled && req === sent)
+        if (sent.reusedSocket && !answer && error.code === "ECONNRESET" && !settled && req === sent)
           req = sendOn(false);
         else if (req === sent) failed("connection")();
       });
       sent.on("response", (res: IncomingMessage) => {
-        answered = true;
+        answer = res;
         const status = res.statusCode ?? null;
         let read = 0;
         res.on("data", (chunk: Buffer) => {

@@ -78,10 +78,15 @@ export function send(request: OutgoingRequest, limits: SendLimits): Promise<Answ
       none("timeout");
       req.destroy();
     }, limits.timeoutMs);
-    req.on("error", (error: NodeJS.ErrnoException) =>
-      none(error.code === "ECONNREFUSED" ? "refused" : "closed"),
-    );
+    let answer: IncomingMessage | undefined;
+    req.on("error", (error: NodeJS.ErrnoException) => {
+      // Bytes after a whole answer (a body on a 304 or to HEAD, more than Content-Length said) fail
+      // the parse, but the answer stands: its end settles the request.
+      if (answer?.complete) return;
+      none(error.code === "ECONNREFUSED" ? "refused" : "closed");
+    });
     req.on("response", (res) => {
+      answer = res;
       ms = performance.now() - started;
       const chunks: Buffer[] = [];
       let kept = 0;

@@ -205,10 +205,15 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
           badGateway("The service's answer is not valid HTTP.");
         }
       };
+    let answer: IncomingMessage | undefined;
     // No answer from the service (refused, reset, TLS): the client learns it in the service's terms.
+    // Bytes after a whole answer (a body on a 304, 204 or HEAD, more than Content-Length said) fail
+    // the parse too, but the answer stands: it goes on, and the stray bytes go with the connection.
     upstreamRequest.on(
       "error",
-      guarded(() => badGateway("The proxy could not reach the service.")),
+      guarded(() => {
+        if (!answer?.complete) badGateway("The proxy could not reach the service.");
+      }),
     );
     // A 101 to a request the proxy sent without Upgrade: no answer would ever reach the client.
     upstreamRequest.on(
@@ -221,6 +226,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     upstreamRequest.on(
       "response",
       guarded((upstreamResponse: IncomingMessage) => {
+        answer = upstreamResponse;
         upstreamResponse.on("error", () => undefined);
         if (!plainFraming(upstreamResponse.rawHeaders)) {
           upstreamResponse.destroy();

@@ -86,6 +86,48 @@ describe("an upstream's answer the proxy cannot send on", () => {
     expect(rawStatus(await sendRaw(port, GET(), 3_000, "127.0.0.1", 300))).toBe(200);
   });
 
+  it.each([
+    [
+      "a 304 with a body",
+      "GET",
+      "HTTP/1.1 304 Not Modified\r\nConnection: close\r\nContent-Length: 2\r\n\r\nok",
+      304,
+    ],
+    [
+      "a 204 with a body, on a kept connection",
+      "GET",
+      "HTTP/1.1 204 No Content\r\nContent-Length: 2\r\n\r\nok",
+      204,
+    ],
+    [
+      "more than Content-Length said",
+      "GET",
+      "HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 2\r\n\r\nokEXTRA",
+      200,
+    ],
+    ["a body to HEAD", "HEAD", "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok", 200],
+    [
+      "a refused phrase, then stray bytes",
+      "GET",
+      "HTTP/1.1 200 O\x01K\r\nContent-Length: 2\r\n\r\nokEXTRA",
+      502,
+    ],
+  ])("%s: the whole answer goes on, the stray bytes do not", async (_name, method, hostile, status) => {
+    answer = hostile;
+    const got = await sendRaw(
+      port,
+      `${method} /api/v4/outsource_cases/1 HTTP/1.1\r\nHost: x\r\n\r\n`,
+      3_000,
+      "127.0.0.1",
+      300,
+    );
+    expect(rawStatus(got), JSON.stringify(got)).toBe(status);
+    expect(got).not.toContain("EXTRA");
+    if (status !== 502) expect(got.endsWith("\r\n\r\n") || got.endsWith("\r\n\r\nok")).toBe(true);
+    answer = GOOD;
+    expect(rawStatus(await sendRaw(port, GET(), 3_000, "127.0.0.1", 300))).toBe(200);
+  });
+
   /** A byte string of latin1 characters, CR and LF left out (they would end the line). */
   const line = (maxLength: number) =>
     fc
@@ -97,14 +139,19 @@ describe("an upstream's answer the proxy cannot send on", () => {
       fc.asyncProperty(
         fc.oneof(
           fc.integer({ min: 0, max: 999 }).map((n) => String(n).padStart(3, "0")),
+          // Codes whose answers have no body, so the two bytes after the head are stray.
+          fc.constantFrom("100", "101", "204", "304"),
           line(4),
         ),
         line(12),
         fc.oneof(line(10), fc.constantFrom("X-Ok", "Content-Type", "Set-Cookie")),
         line(20),
-        async (code, phrase, name, value) => {
-          answer = `HTTP/1.1 ${code} ${phrase}\r\n${name}: ${value}\r\nConnection: close\r\nContent-Length: 2\r\n\r\nok`;
-          const got = await sendRaw(port, GET(), 3_000, "127.0.0.1", 200);
+        fc.constantFrom("GET", "HEAD"),
+        fc.constantFrom("", "EXTRA"),
+        async (code, phrase, name, value, method, stray) => {
+          answer = `HTTP/1.1 ${code} ${phrase}\r\n${name}: ${value}\r\nConnection: close\r\nContent-Length: 2\r\n\r\nok${stray}`;
+          const request = `${method} /api/v4/outsource_cases/1 HTTP/1.1\r\nHost: x\r\n\r\n`;
+          const got = await sendRaw(port, request, 3_000, "127.0.0.1", 200);
           const status = rawStatus(got);
           // Passed on as sent, or a 502: never no answer at all.
           expect(status === 502 || status === Number(code), JSON.stringify(got)).toBe(true);

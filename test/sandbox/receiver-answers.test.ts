@@ -100,6 +100,24 @@ describe("a receiver answering with stacked encodings and a body cut short", () 
 });
 
 describe("answers a receiver shapes against the sandbox", () => {
+  it.each([
+    ["a 204 with a body", "HTTP/1.1 204 No Content\r\nContent-Length: 2\r\n\r\nok", 204],
+    ["more than Content-Length said", "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nokEXTRA", 200],
+  ])("%s: the whole answer counts, the stray bytes end the connection", async (_name, raw, status) => {
+    const receiver = await rawReceiver(raw);
+    try {
+      const r = await sbx.control.addReceiver({ url: receiver.url });
+      expect(await sbx.control.testReceiver(r.id)).toEqual({ ok: true, status });
+      const { data } = await sbx.client.POST("/api/v2/send_text", { body: { reference: "stray" } });
+      const id = data?.transaction_id as string;
+      const delivered = await sbx.control.waitForDelivery((d) => d.attempts.length === 1, { subject: id });
+      expect(delivered).toMatchObject({ status: "delivered", attempts: [{ status }] });
+      await sbx.control.removeReceiver(r.id);
+    } finally {
+      await receiver.close();
+    }
+  });
+
   it("an answer longer than 64 KiB is read that far, then dropped: its status counts", async () => {
     const endless = await rawReceiver(
       `HTTP/1.1 200 OK\r\nContent-Length: 100000000\r\n\r\n${"a".repeat(70_000)}`,
