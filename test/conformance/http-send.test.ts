@@ -1,32 +1,22 @@
 // The probe's and the receiver check's one request, against a peer writing raw bytes: a whole answer
 // followed by stray bytes is that answer (Node's parser fails on the stray bytes before the answer's
 // end is read), and a cut-short or missing answer is an outcome, never a throw.
-import { once } from "node:events";
-import { type AddressInfo, createServer, type Server, type Socket } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { closeIdleSockets, send } from "../../conformance/probe/http-send.js";
+import { rawPeer } from "../support/hostile.js";
 
 let answer = "";
-let server: Server;
+let peer: Awaited<ReturnType<typeof rawPeer>>;
 let url: URL;
 
 beforeAll(async () => {
-  server = createServer((socket: Socket) => {
-    socket.on("error", () => undefined);
-    let head = "";
-    socket.on("data", (chunk: Buffer) => {
-      head += chunk.toString("latin1");
-      if (head.includes("\r\n\r\n")) socket.end(Buffer.from(answer, "latin1"));
-    });
-  });
-  server.listen(0, "127.0.0.1");
-  await once(server, "listening");
-  url = new URL(`http://127.0.0.1:${(server.address() as AddressInfo).port}/x`);
+  peer = await rawPeer(() => answer);
+  url = new URL(`${peer.url}/x`);
 });
 
-afterAll(() => {
+afterAll(async () => {
   closeIdleSockets();
-  server.close();
+  await peer.close();
 });
 
 const LIMITS = { timeoutMs: 3_000, maxBodyBytes: 1024 };

@@ -2,9 +2,7 @@
 // codes out of range, header names and values of any byte. The proxy answers each (as sent, or 502 in
 // the service's shape), never ends, keeps its recording valid, and serves the next request. A
 // `200 O\x01K` ended the proxy before: writeHead threw, and the 502 that followed reused the phrase.
-import { once } from "node:events";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { createServer, type Server, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
@@ -12,32 +10,19 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ConformanceChecker } from "../../conformance/run/open-checker.js";
 import { type RunningProxy, startProxy } from "../../conformance/proxy/proxy.js";
 import { runProxy } from "../../conformance/proxy/proxy-cli.js";
-import { rawStatus, sendRaw } from "../support/hostile.js";
+import { rawPeer, rawStatus, sendRaw } from "../support/hostile.js";
 import { Capture } from "./support/in-process.js";
 
 const GOOD = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Type: text/plain\r\n\r\nok";
 let answer = GOOD;
-let upstream: Server;
-let upstreamUrl: string;
+let upstream: Awaited<ReturnType<typeof rawPeer>>;
 
+// Each answer is the connection's last: a hostile one must not leave bytes for the next request.
 beforeAll(async () => {
-  // Each answer is the connection's last: a hostile one must not leave bytes for the next request.
-  upstream = createServer((socket: Socket) => {
-    socket.on("error", () => undefined);
-    let head = "";
-    socket.on("data", (chunk: Buffer) => {
-      head += chunk.toString("latin1");
-      if (head.includes("\r\n\r\n")) socket.end(Buffer.from(answer, "latin1"));
-    });
-  });
-  upstream.listen(0, "127.0.0.1");
-  await once(upstream, "listening");
-  upstreamUrl = `http://127.0.0.1:${(upstream.address() as { port: number }).port}`;
+  upstream = await rawPeer(() => answer);
 });
 
-afterAll(() => {
-  upstream.close();
-});
+afterAll(() => upstream.close());
 
 const GET = (path = "/api/v4/outsource_cases/1") => `GET ${path} HTTP/1.1\r\nHost: x\r\n\r\n`;
 
@@ -46,7 +31,7 @@ describe("an upstream's answer the proxy cannot send on", () => {
   let port: number;
   beforeAll(async () => {
     proxy = await startProxy({
-      upstream: new URL(upstreamUrl),
+      upstream: new URL(upstream.url),
       checker: { checkExchange: () => undefined } as unknown as ConformanceChecker,
       port: 0,
     });
@@ -179,7 +164,7 @@ describe("through the CLI, with a recording", () => {
       const stopped = new Promise<void>((resolve) => (stop = resolve));
       let listened = (_url: string): void => undefined;
       const listening = new Promise<string>((resolve) => (listened = resolve));
-      const finished = runProxy(["proxy", "--upstream", upstreamUrl, "--port", "0", "--record", har], {
+      const finished = runProxy(["proxy", "--upstream", upstream.url, "--port", "0", "--record", har], {
         stdout,
         stderr,
         stopped,

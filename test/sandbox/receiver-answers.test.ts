@@ -1,9 +1,8 @@
 // A receiver's answer is hostile input: the sandbox reads its status and at most 64 KiB of its body,
 // decodes nothing, and survives whatever comes back (undici's fetch ended the process on an answer
 // naming six stacked Content-Encodings with a body cut short).
-import { once } from "node:events";
-import { type AddressInfo, createServer, type Server, type Socket } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { rawPeer } from "../support/hostile.js";
 import { startTestSandbox } from "../support/sandbox.js";
 
 let sbx: Awaited<ReturnType<typeof startTestSandbox>>;
@@ -15,35 +14,9 @@ afterAll(async () => {
 });
 
 /** A raw-socket receiver: reads a request's head, writes `answer`, then closes. */
-async function rawReceiver(
-  answer: string,
-): Promise<{ url: string; requests: () => number; close(): Promise<void> }> {
-  let requests = 0;
-  const sockets = new Set<Socket>();
-  const server: Server = createServer((socket) => {
-    sockets.add(socket);
-    socket.on("error", () => undefined);
-    let head = "";
-    socket.on("data", (chunk) => {
-      if (head.includes("\r\n\r\n")) return;
-      head += chunk.toString("latin1");
-      if (!head.includes("\r\n\r\n")) return;
-      requests++;
-      socket.end(answer);
-    });
-    socket.on("close", () => sockets.delete(socket));
-  });
-  server.listen(0, "127.0.0.1");
-  await once(server, "listening");
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
-    requests: () => requests,
-    close: async () => {
-      for (const s of sockets) s.destroy();
-      server.close();
-      await once(server, "close");
-    },
-  };
+async function rawReceiver(answer: string) {
+  const peer = await rawPeer(() => answer);
+  return { ...peer, url: `${peer.url}/hook` };
 }
 
 const STACKED =

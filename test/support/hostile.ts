@@ -2,7 +2,8 @@
 // the CLI and the webhook helpers. Every part of the toolkit runs on untrusted bytes, so each
 // property draws from these and asserts the same invariants: the process lives, nothing is
 // poisoned, no canary leaks, unusable input gets a clear error.
-import { connect } from "node:net";
+import { once } from "node:events";
+import { connect, createServer, type AddressInfo, type Socket } from "node:net";
 import fc from "fast-check";
 
 /** Values that stand for personal data and credentials: none may appear in any output. */
@@ -244,3 +245,37 @@ export const rawStatus = (answer: string): number | undefined => {
   const match = /^HTTP\/1\.[01] (\d{3})/.exec(answer);
   return match ? Number(match[1]) : undefined;
 };
+
+/** A peer on a raw socket: when a request's head has come, it writes `answer()` and ends the connection. */
+export async function rawPeer(
+  answer: () => string,
+): Promise<{ port: number; url: string; requests(): number; close(): Promise<void> }> {
+  let requests = 0;
+  const sockets = new Set<Socket>();
+  const server = createServer((socket) => {
+    sockets.add(socket);
+    socket.on("close", () => sockets.delete(socket));
+    socket.on("error", () => undefined);
+    let head = "";
+    socket.on("data", (chunk: Buffer) => {
+      if (head.includes("\r\n\r\n")) return;
+      head += chunk.toString("latin1");
+      if (!head.includes("\r\n\r\n")) return;
+      requests++;
+      socket.end(Buffer.from(answer(), "latin1"));
+    });
+  });
+  server.listen(0, "127.0.0.1");
+  await once(server, "listening");
+  const port = (server.address() as AddressInfo).port;
+  return {
+    port,
+    url: `http://127.0.0.1:${port}`,
+    requests: () => requests,
+    close: async () => {
+      for (const socket of sockets) socket.destroy();
+      server.close();
+      await once(server, "close");
+    },
+  };
+}
