@@ -119,11 +119,8 @@ export class RedisDedupeStore implements DedupeStore {
     // ioredis clients also have a sendCommand, which takes a Command object: look for call first.
     if (typeof (client as Partial<IoRedisLike>)?.call === "function") {
       const io = client as IoRedisLike & IoRedisOptions;
-      const options = io.options;
-      if (
-        typeof options?.commandTimeout === "number" ||
-        typeof options?.redisOptions?.commandTimeout === "number"
-      )
+      const own = io.options;
+      if (typeof own?.commandTimeout === "number" || typeof own?.redisOptions?.commandTimeout === "number")
         // ioredis rejects a command on commandTimeout but keeps it queued until Redis answers:
         // the store would count it gone, and a silent Redis could pile commands up without bound.
         throw new TypeError(
