@@ -29,7 +29,7 @@ if (store === "node-redis") {
     enableOfflineQueue: false,
     autoResendUnfulfilledCommands: false,
     maxRetriesPerRequest: 0,
-    commandTimeout: 1_000,
+    socketTimeout: 2_000,
     connectTimeout: 1_000,
   });
   client.on("error", (e: Error) => console.error(`redis: ${e.name}`));

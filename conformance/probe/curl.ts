@@ -8,8 +8,8 @@ export type CurlHeader = [name: string, value: { literal: string } | { shell: st
 /** What the reproducer sends. */
 export interface CurlRequest {
   method: string;
-  /** The URL, or a shell variable holding it (`$IDV_WORKFLOW_URL`). */
-  url: string;
+  /** The URL, a shell variable holding it (`$IDV_WORKFLOW_URL`), or a shell word building it. */
+  url: string | { shell: string };
   headers: CurlHeader[];
   /** The exact body bytes (kept in $BODY), or a shell command printing them (for huge bodies). */
   body?: Buffer | { shell: string };
@@ -61,7 +61,12 @@ export function curlCommand(request: CurlRequest): string {
       "literal" in value ? ` -H ${shellQuote(`${name}: ${value.literal}`)}` : ` -H "${name}: ${value.shell}"`,
     )
     .join("");
-  const url = request.url.startsWith("$") ? `"${request.url}"` : shellQuote(request.url);
+  const url =
+    typeof request.url !== "string"
+      ? request.url.shell
+      : request.url.startsWith("$")
+        ? `"${request.url}"`
+        : shellQuote(request.url);
   lines.push(`curl -sS -i -X ${request.method} ${url}${headers}${data}`);
   return lines.join("\n");
 }

@@ -7,7 +7,8 @@ import { InputError } from "../traffic/input-error.js";
 import { bundledContract } from "../checks/load-contract.js";
 import { HarRecorder } from "../proxy/har.js";
 import type { ReportFormat } from "../findings/reporters.js";
-import { closeOut, httpUrl, openOut, parseCommand, UsageError, wholeNumber } from "../run/command.js";
+import { closeOut, openOut, parseCommand, UsageError, wholeNumber } from "../run/command.js";
+import { takeUrl, URL_FLAGS } from "../run/url-intake.js";
 import { type ActiveReport, latencyRows, summarize, writeActiveReport } from "./active-report.js";
 import { closeIdleSockets } from "./http-send.js";
 import { PHASES, type Phase, probeMarker, runProbe } from "./run-probe.js";
@@ -63,9 +64,7 @@ function parse(argv: string[], env: NodeJS.ProcessEnv) {
   if (positionals.length > 1)
     throw new UsageError("probe takes no FILE; give the deployment with --base-url");
   if (!values["base-url"]) throw new UsageError("probe needs --base-url URL");
-  const baseUrl = httpUrl(values["base-url"], "--base-url");
-  if (baseUrl.username || baseUrl.password)
-    throw new UsageError("--base-url must not hold a user name or password");
+  const baseUrl = takeUrl(values["base-url"], URL_FLAGS.baseUrl);
   // An IPv6 host is compared without its brackets, however it was written.
   const bare = (host: string) => host.toLowerCase().replace(/^\[(.*)\]$/, "$1");
   const allowed = new Set((values["allow-host"] ?? []).map(bare));

@@ -3,7 +3,7 @@
 // quickly", "duplicates may arrive", new event types may be added, Basic/Bearer credentials).
 import { randomBytes, randomUUID } from "node:crypto";
 import type { ActiveFinding, ActiveResult } from "../probe/active-report.js";
-import { type CurlHeader, curlCommand } from "../probe/curl.js";
+import { type CurlHeader, curlCommand, shellQuote } from "../probe/curl.js";
 import { type Answer, send } from "../probe/http-send.js";
 import {
   type ExampleDelivery,
@@ -12,6 +12,9 @@ import {
   knownEvents,
 } from "./example-deliveries.js";
 import { authorization, type ReceiverAuth, wrongAuth } from "./receiver-auth.js";
+import { shownUrl } from "../run/url-intake.js";
+
+export { shownUrl };
 
 /** What the battery is pointed at. */
 export interface BatteryOptions {
@@ -80,6 +83,10 @@ export async function runBattery(
   const events = deliveries.filter((d) => !isWorkflowChannel(d.channel));
   const workflow = deliveries.filter((d) => isWorkflowChannel(d.channel));
   const auth = options.auth;
+  if (options.url.search !== "")
+    notes.push(
+      `the events URL's query values are shown as [redacted]; its reproducers read the query from $${QUERY_VARIABLE}`,
+    );
   const eventDelivery = (d: ExampleDelivery, label: string, payload: unknown = d.payload): Delivery => ({
     case: label,
     phase: "deliveries",
@@ -372,9 +379,15 @@ function reproducer(d: Delivery, options: BatteryOptions): string {
       { shell: `Basic $(printf '%s' "$IDV_RECEIVER_USER:${d.auth.password}" | base64)` },
     ]);
   // The workflow URL's hard-to-guess path is what protects it: a variable, like a credential.
-  const url = d.workflow ? "$IDV_WORKFLOW_URL" : shownUrl(options.url);
+  const url = d.workflow ? "$IDV_WORKFLOW_URL" : eventsUrlWord(options.url);
   return curlCommand({ method: "POST", url, headers, body: d.bodyShell ? { shell: d.bodyShell } : d.body });
 }
 
-/** A URL as reports show it: without any user name or password written into it. */
-export const shownUrl = (url: URL): string => `${url.origin}${url.pathname}${url.search}`;
+/** The variable the reproducers read the events URL's query from: it often holds the receiver's secret. */
+export const QUERY_VARIABLE = "IDV_RECEIVER_QUERY";
+
+/** The events URL in a reproducer: as written, its query (if any) read from $IDV_RECEIVER_QUERY. */
+function eventsUrlWord(url: URL): string | { shell: string } {
+  const base = `${url.origin}${url.pathname}`;
+  return url.search === "" ? base : { shell: `${shellQuote(`${base}?`)}"$${QUERY_VARIABLE}"` };
+}

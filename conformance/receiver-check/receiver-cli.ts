@@ -2,7 +2,8 @@
 import type { Writable } from "node:stream";
 import { parseArgs } from "node:util";
 import type { CliIo } from "../cli.js";
-import { closeOut, httpUrl, openOut, parseCommand, UsageError, wholeNumber } from "../run/command.js";
+import { closeOut, openOut, parseCommand, UsageError, wholeNumber } from "../run/command.js";
+import { takeUrl, URL_FLAGS } from "../run/url-intake.js";
 import { type ActiveReport, latencyRows, summarize, writeActiveReport } from "../probe/active-report.js";
 import { closeIdleSockets } from "../probe/http-send.js";
 import type { ReportFormat } from "../findings/reporters.js";
@@ -55,9 +56,11 @@ function parse(argv: string[], env: NodeJS.ProcessEnv) {
   }
   return {
     help: false as const,
-    url: httpUrl(target, "the receiver URL"),
+    url: takeUrl(target, URL_FLAGS.receiverUrl),
     workflowUrl:
-      values["workflow-url"] === undefined ? undefined : httpUrl(values["workflow-url"], "--workflow-url"),
+      values["workflow-url"] === undefined
+        ? undefined
+        : takeUrl(values["workflow-url"], URL_FLAGS.workflowUrl),
     auth,
     timeoutMs: wholeNumber(values.timeout, "--timeout", 1),
     format: format as ReportFormat,

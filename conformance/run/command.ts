@@ -1,5 +1,5 @@
 // What the active commands (`probe`, `receiver`) share of a command line: usage errors, flags read as
-// numbers and URLs, and the report file, opened before anything is sent.
+// numbers (URLs: url-intake.ts), and the report file, opened before anything is sent.
 import { createWriteStream } from "node:fs";
 import type { Writable } from "node:stream";
 import { InputError } from "../traffic/input-error.js";
@@ -34,19 +34,6 @@ export function parseCommand<T extends { help: boolean }>(
   if (!args.help) return args as Exclude<T, { help: true }>;
   io.stdout.write(`${usage}\n`);
   return 0;
-}
-
-/** An http(s) URL, or a usage error naming the flag (never echoing the value: it may hold a secret path). */
-export function httpUrl(text: string, flag: string): URL {
-  let url: URL;
-  try {
-    url = new URL(text);
-  } catch {
-    throw new UsageError(`${flag} is not a URL`);
-  }
-  if (url.protocol !== "http:" && url.protocol !== "https:")
-    throw new UsageError(`${flag} must be an http or https URL`);
-  return url;
 }
 
 /** A whole number of at least `min`, from digits only. */

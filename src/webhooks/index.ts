@@ -16,6 +16,7 @@ export {
 export type { HeadersLike } from "./headers.js";
 export {
   DEFAULT_LEASE_MS,
+  DEFAULT_MAX_IN_FLIGHT,
   DEFAULT_REDIS_TIMEOUT_MS,
   type IoRedisLike,
   MAX_PREFIX_LENGTH,

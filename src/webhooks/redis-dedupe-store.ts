@@ -10,6 +10,14 @@
 // receiver that saw that write succeed turns it into `done` for the retention, and that receiver
 // then processes the delivery. A `pending` key only ever makes a retry wait (it is answered 503
 // until the lease ends), never skipped: a write that lands late can delay a delivery, not lose it.
+//
+// Why a marker. Both states carry the store's own marker: a value under the prefix that another
+// application wrote is not a record of this store, and taking it for `done` would acknowledge a
+// delivery nobody processes. It is "store unavailable" instead (answered 503, retried).
+//
+// Why a cap. A command the store gave up on may still sit in the client's queue (a Redis that
+// accepts and never answers): the store counts its commands until the client settles them, and
+// past the cap refuses a claim at once, so what it puts in the client's memory stays bounded.
 import { DeliveryNotRecordedError, MAX_KEY_LENGTH, type DedupeStore } from "./dedupe.js";
 
 /** A node-redis v5 client (`createClient()`): its `sendCommand` is used. */
@@ -22,6 +30,11 @@ export interface IoRedisLike {
   call(command: string, ...args: string[]): Promise<unknown>;
 }
 
+/** What the store reads of an ioredis client's (or Cluster's) options: nothing else. */
+interface IoRedisOptions {
+  options?: { commandTimeout?: unknown; redisOptions?: { commandTimeout?: unknown } };
+}
+
 /** Any client the store can use. */
 export type RedisClientLike = NodeRedisLike | IoRedisLike;
 
@@ -30,6 +43,12 @@ export const DEFAULT_LEASE_MS = 30_000;
 
 /** How long the store waits for each Redis answer before it gives up: 1 second by default. */
 export const DEFAULT_REDIS_TIMEOUT_MS = 1_000;
+
+/**
+ * How many of the store's commands may wait for Redis at once (sent to the client, not yet settled
+ * by it): 1,000 by default, past which a claim is refused at once. About 1.4 KiB each in ioredis.
+ */
+export const DEFAULT_MAX_IN_FLIGHT = 1_000;
 
 /** The longest key prefix accepted, in UTF-16 code units. */
 export const MAX_PREFIX_LENGTH = 256;
@@ -44,15 +63,23 @@ export interface RedisDedupeStoreOptions {
    */
   leaseMs?: number;
   /**
-   * How long to wait for each answer before the delivery is reported as not recorded; also set
-   * the client's own timeout (see docs/webhooks.md). At most 2^31 - 1 (a timer's limit). Default
-   * DEFAULT_REDIS_TIMEOUT_MS (1 s).
+   * How long to wait for each answer before the delivery is reported as not recorded (the
+   * client's options that free its queue are in docs/webhooks.md). At most 2^31 - 1 (a timer's
+   * limit). Default DEFAULT_REDIS_TIMEOUT_MS (1 s).
    */
   timeoutMs?: number;
+  /**
+   * How many of the store's commands may be in the client at once (sent, not yet answered or failed
+   * by the client); past it a claim is refused at once with DeliveryNotRecordedError
+   * (`store_unavailable`), so a Redis that accepts commands and never answers cannot make them
+   * pile up. A whole number, at least 1. Default DEFAULT_MAX_IN_FLIGHT (1,000).
+   */
+  maxInFlight?: number;
 }
 
-const PENDING = "pending";
-const DONE = "done";
+/** The store's own values: only these are its records (v1 of the format). */
+const PENDING = "idv-dedupe:v1:pending";
+const DONE = "idv-dedupe:v1:done";
 
 /** A reply as text: clients give strings, or Buffers when told to; anything else is no text. */
 const textOf = (reply: unknown): string | undefined =>
@@ -72,23 +99,33 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
 const px = (ms: number) => String(Math.min(Number.MAX_SAFE_INTEGER, Math.max(1, Math.ceil(ms))));
 
 /**
- * A DedupeStore in Redis. A new key is written `pending` for `leaseMs`, then `done` for the
- * deduper's retention; a key found `done` is a duplicate; a key found `pending` is another
- * attempt in progress (or one whose answer was lost), reported as a DeliveryNotRecordedError
- * (`in_flight`) so that the delivery is answered non-2xx and sent again after the lease.
- * A Redis that fails or does not answer within `timeoutMs` gives DeliveryNotRecordedError
- * (`store_unavailable`). Keys are the deduper's 45-character digests after the prefix.
+ * A DedupeStore in Redis. A new key is written `idv-dedupe:v1:pending` for `leaseMs`, then
+ * `idv-dedupe:v1:done` for the deduper's retention; a key found `done` is a duplicate; a key found
+ * `pending` is another attempt in progress (or one whose answer was lost), reported as a
+ * DeliveryNotRecordedError (`in_flight`) so that the delivery is answered non-2xx and sent again
+ * after the lease. Any other value, a Redis that fails or does not answer within `timeoutMs`, and
+ * `maxInFlight` commands already waiting give DeliveryNotRecordedError (`store_unavailable`).
+ * Keys are the deduper's 45-character digests after the prefix.
  */
 export class RedisDedupeStore implements DedupeStore {
   readonly #send: (args: string[]) => Promise<unknown>;
   readonly #prefix: string;
   readonly #leaseMs: number;
   readonly #timeoutMs: number;
+  readonly #maxInFlight: number;
+  #inFlight = 0;
 
   constructor(client: RedisClientLike, options: RedisDedupeStoreOptions = {}) {
     // ioredis clients also have a sendCommand, which takes a Command object: look for call first.
     if (typeof (client as Partial<IoRedisLike>)?.call === "function") {
-      const io = client as IoRedisLike;
+      const io = client as IoRedisLike & IoRedisOptions;
+      const own = io.options;
+      if (typeof own?.commandTimeout === "number" || typeof own?.redisOptions?.commandTimeout === "number")
+        // ioredis rejects a command on commandTimeout but keeps it queued until Redis answers:
+        // the store would count it gone, and a silent Redis could pile commands up without bound.
+        throw new TypeError(
+          "RedisDedupeStore needs an ioredis client without commandTimeout (it fails a command but keeps it queued); the store's timeoutMs gives up in time, and ioredis's socketTimeout frees the queue (see docs/webhooks.md).",
+        );
       this.#send = ([command, ...args]) => io.call(command!, ...args);
     } else if (typeof (client as Partial<NodeRedisLike>)?.sendCommand === "function") {
       const node = client as NodeRedisLike;
@@ -101,6 +138,9 @@ export class RedisDedupeStore implements DedupeStore {
     this.#prefix = options.prefix ?? "idv:webhooks:";
     this.#leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
     this.#timeoutMs = options.timeoutMs ?? DEFAULT_REDIS_TIMEOUT_MS;
+    this.#maxInFlight = options.maxInFlight ?? DEFAULT_MAX_IN_FLIGHT;
+    if (!(Number.isSafeInteger(this.#maxInFlight) && this.#maxInFlight >= 1))
+      throw new RangeError("maxInFlight must be a whole number of commands, at least 1.");
     if (typeof this.#prefix !== "string" || this.#prefix.length > MAX_PREFIX_LENGTH)
       throw new RangeError(`prefix must be a string of at most ${MAX_PREFIX_LENGTH} characters.`);
     if (!(this.#timeoutMs > 0 && this.#timeoutMs <= MAX_TIMER_MS))
@@ -137,13 +177,24 @@ export class RedisDedupeStore implements DedupeStore {
       const text = textOf(value);
       if (text === undefined) throw new DeliveryNotRecordedError("store_unavailable");
       if (text === PENDING) throw new DeliveryNotRecordedError("in_flight");
-      return false; // `done`, or a record some earlier claim wrote: a duplicate.
+      if (text === DONE) return false; // a claim this store confirmed: a duplicate.
+      // Not a record of this store (another application under the prefix): it proves nothing.
+      throw new DeliveryNotRecordedError("store_unavailable");
     }
     throw new DeliveryNotRecordedError("in_flight");
   }
 
-  /** One command, given up on after timeoutMs; a late answer or error is then ignored. */
+  /**
+   * One command, given up on after timeoutMs; a late answer or error is then ignored. It counts
+   * against maxInFlight until the client settles it, however long after the store gave up.
+   */
   #command(args: string[]): Promise<unknown> {
+    if (this.#inFlight >= this.#maxInFlight)
+      return Promise.reject(
+        new DeliveryNotRecordedError("store_unavailable", {
+          cause: new RangeError(`${this.#maxInFlight} commands already wait for Redis (maxInFlight)`),
+        }),
+      );
     return new Promise((resolve, reject) => {
       const timer = setTimeout(
         () => reject(new DeliveryNotRecordedError("store_unavailable")),
@@ -151,11 +202,14 @@ export class RedisDedupeStore implements DedupeStore {
       );
       let sent: Promise<unknown>;
       try {
-        sent = this.#send(args);
+        sent = Promise.resolve(this.#send(args));
       } catch (error) {
         clearTimeout(timer);
         return reject(new DeliveryNotRecordedError("store_unavailable", { cause: error }));
       }
+      this.#inFlight++;
+      const settled = () => void this.#inFlight--;
+      sent.then(settled, settled);
       sent.then(
         (reply) => {
           clearTimeout(timer);

@@ -174,7 +174,7 @@ export async function connectClient(
     enableOfflineQueue: false,
     autoResendUnfulfilledCommands: false,
     maxRetriesPerRequest: 0,
-    commandTimeout: TEST_TIMEOUT_MS,
+    socketTimeout: 2 * TEST_TIMEOUT_MS,
     connectTimeout: TEST_TIMEOUT_MS,
     retryStrategy: (times: number) => Math.min(25 * 2 ** times, 500),
   });

@@ -7,7 +7,7 @@ import { createInterface } from "node:readline";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { fromRoot } from "../../scripts/lib/paths.js";
 import { deliveryKey, parseWebhook } from "../../src/webhooks/index.js";
-import { LIBRARIES, TestRedis } from "../support/redis-server.js";
+import { connectClient, LIBRARIES, TestRedis } from "../support/redis-server.js";
 import { type Delivery, deliveryOf } from "./deliveries.js";
 
 const TOKEN = "tok_redis_receivers_9c2d";
@@ -163,6 +163,25 @@ describe.each(LIBRARIES)("two receiver processes sharing one Redis, through %s",
     await retryUntilAcknowledged(b, d);
     await retryUntilAcknowledged(a, d);
     await settle([a, b], "paused");
+    expect(count([a, b], d.key)).toBe(1);
+  });
+
+  it("answers 503 while another application's value sits under its key, and processes the retry once it is gone", async () => {
+    const d = deliveryFor(`${library}-foreign`);
+    const other = await connectClient("node-redis", redis.port);
+    try {
+      const plant = (args: string[]) =>
+        (other.client as { sendCommand(a: string[]): Promise<unknown> }).sendCommand(args);
+      await plant(["SET", `test:receivers:${d.key}`, "done"]);
+      expect(await post(a, d)).toBe(503);
+      expect(await post(b, d)).toBe(503);
+      await plant(["DEL", `test:receivers:${d.key}`]);
+    } finally {
+      other.close();
+    }
+    await retryUntilAcknowledged(a, d);
+    await retryUntilAcknowledged(b, d);
+    await settle([a, b], "foreign");
     expect(count([a, b], d.key)).toBe(1);
   });
 

@@ -15,6 +15,9 @@ import { connectClient, LIBRARIES, TEST_TIMEOUT_MS, TestRedis } from "../support
 import { deliveryOf } from "./deliveries.js";
 
 const LEASE_MS = 3 * TEST_TIMEOUT_MS;
+/** The store's own records (v1). */
+const PENDING = "idv-dedupe:v1:pending";
+const DONE = "idv-dedupe:v1:done";
 
 function eventOf(transactionId: string): WebhookEvent {
   const d = deliveryOf("completed");
@@ -95,7 +98,7 @@ describe.each(LIBRARIES)("RedisDedupeStore with %s", (library) => {
     expect(await definite(() => deduper.isDuplicate(event))).toBe(false);
     expect(await definite(() => deduper.isDuplicate(event))).toBe(true);
     const key = `${prefix()}${deliveryKey(event)}`;
-    expect(await inspector().sendCommand(["GET", key])).toBe("done");
+    expect(await inspector().sendCommand(["GET", key])).toBe(DONE);
     const ttl = Number(await inspector().sendCommand(["PTTL", key]));
     expect(ttl).toBeGreaterThan(0);
     expect(ttl).toBeLessThanOrEqual(1_500);
@@ -111,7 +114,7 @@ describe.each(LIBRARIES)("RedisDedupeStore with %s", (library) => {
     const deduper = createDeduper({ store: store() });
     const event = eventOf(`t-${library}-pending`);
     // Planted with a lease long enough that a stalled machine still asks within it.
-    await inspector().sendCommand(["SET", `${prefix()}${deliveryKey(event)}`, "pending", "PX", "3000"]);
+    await inspector().sendCommand(["SET", `${prefix()}${deliveryKey(event)}`, PENDING, "PX", "3000"]);
     const answers: (boolean | string)[] = [];
     await vi.waitFor(
       async () => {
@@ -167,6 +170,35 @@ describe.each(LIBRARIES)("RedisDedupeStore with %s", (library) => {
     expect(await definite(() => deduper.isDuplicate(event))).toBe(true);
   });
 
+  it("never takes a value it did not write for a duplicate: another application's is store_unavailable until it is gone", async () => {
+    const deduper = createDeduper({ store: store() });
+    const event = eventOf(`t-${library}-foreign`);
+    const key = `${prefix()}${deliveryKey(event)}`;
+    // Plain `done` and `pending` (what the store wrote before its records had a marker), and others.
+    for (const foreign of [
+      "done",
+      "pending",
+      "OK",
+      "1",
+      "",
+      "idv-dedupe:v2:done",
+      `${DONE} `,
+      "\u00ff\u0000",
+    ]) {
+      await inspector().sendCommand(["SET", key, foreign]);
+      expect(await outcome(deduper.isDuplicate(event)), JSON.stringify(foreign)).toBe("store_unavailable");
+      expect(await inspector().sendCommand(["GET", key])).toBe(foreign); // left as it was
+    }
+    // A key of another type: Redis refuses the GET, and the store says it cannot tell.
+    await inspector().sendCommand(["DEL", key]);
+    await inspector().sendCommand(["HSET", key, "done", "1"]);
+    expect(await outcome(deduper.isDuplicate(event))).toBe("store_unavailable");
+    // Once the foreign value is gone, the service's retry is claimed, once.
+    await inspector().sendCommand(["DEL", key]);
+    expect(await definite(() => deduper.isDuplicate(event))).toBe(false);
+    expect(await definite(() => deduper.isDuplicate(event))).toBe(true);
+  });
+
   it("takes any retention createDeduper accepts and a long lease: Redis gets whole milliseconds it can store", async () => {
     // Infinity (remember for good, as the in-memory store does) and 1e21 (written "1e+21" by String)
     // are refused by Redis as PX values: every delivery would be answered 503.
@@ -182,7 +214,7 @@ describe.each(LIBRARIES)("RedisDedupeStore with %s", (library) => {
     expect(await definite(() => deduper.isDuplicate(event))).toBe(false);
     expect(await definite(() => deduper.isDuplicate(event))).toBe(true);
     const key = `${prefix()}${deliveryKey(event)}`;
-    expect(await inspector().sendCommand(["GET", key])).toBe("done");
+    expect(await inspector().sendCommand(["GET", key])).toBe(DONE);
     expect(Number(await inspector().sendCommand(["PTTL", key]))).toBeGreaterThan(1e15);
   });
 
@@ -303,9 +335,20 @@ describe("RedisDedupeStore's two states, as a property", () => {
     );
   });
 
-  it("answers a boolean or DeliveryNotRecordedError whatever a hostile peer replies, and `duplicate` only for a text record", async () => {
+  it("answers a boolean or DeliveryNotRecordedError whatever a hostile peer replies, and `duplicate` only for its own `done`", async () => {
     const reply = fc.oneof(
-      fc.constantFrom(null, undefined, "OK", "pending", "done", Buffer.from("OK"), Buffer.from("done")),
+      fc.constantFrom(
+        null,
+        undefined,
+        "OK",
+        "pending",
+        "done",
+        PENDING,
+        DONE,
+        Buffer.from("OK"),
+        Buffer.from(DONE),
+        Buffer.from("done"),
+      ),
       fc.anything(),
       fc.constant(Object.create(null) as unknown),
       fc.constant({ toString: () => "OK" }),
@@ -335,11 +378,10 @@ describe("RedisDedupeStore's two states, as a property", () => {
         );
         const text = (r: unknown) => (r instanceof Uint8Array ? Buffer.from(r).toString() : r);
         if (answer === true) {
-          // A duplicate only on a GET that answered a text other than `pending`.
+          // A duplicate only on a GET that answered the store's own `done`.
           const last = seen.at(-1)!;
           expect(last.command).toBe("GET");
-          expect(typeof text(last.reply)).toBe("string");
-          expect(text(last.reply)).not.toBe("pending");
+          expect(text(last.reply)).toBe(DONE);
         }
         // Claimed only on a SET that answered OK.
         if (answer === false)
