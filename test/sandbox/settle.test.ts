@@ -6,6 +6,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MAX_RETRIES } from "../../sandbox/deliveries.js";
+import { queueOnClock } from "../support/delivery-queue.js";
 import { startRecorder, startTestSandbox, until } from "../support/sandbox.js";
 
 /**
@@ -185,6 +186,45 @@ describe("an archive while a delivery is in flight", () => {
     } finally {
       await sbx.control.removeReceiver(receiverId);
       await receiver.close();
+    }
+  });
+});
+
+describe("the queue's settled()", () => {
+  it("waits for every delivery due, those not yet taken by an attempt too, and none emitted after it began", async () => {
+    const receiver = await slowReceiver(() => 50);
+    const stuck = await startRecorder(() => "hang");
+    // A deadline far beyond the test's: waiting for the stuck receiver would never end in time.
+    const { queue, clock, close } = queueOnClock({ timeoutMs: 600_000 });
+    try {
+      const { id: slowId } = queue.addReceiver(receiver.url, "events");
+      // Ten records: four attempts at a time per receiver, the rest emitted and not yet taken.
+      for (let i = 0; i < 10; i++)
+        queue.emit(
+          "events",
+          "biometricWebhook",
+          "created",
+          `tx-${i}`,
+          `{"event":"created","transaction_id":"tx-${i}"}`,
+        );
+      const settled = queue.settled(clock.now());
+      queue.addReceiver(stuck.url, "events");
+      queue.emit(
+        "events",
+        "biometricWebhook",
+        "created",
+        "tx-late",
+        '{"event":"created","transaction_id":"tx-late"}',
+      );
+      expect(await settled).toBe(10);
+      const early = queue.list().filter((d) => d.receiver_id === slowId && d.subject !== "tx-late");
+      expect(early.map((d) => [d.status, d.attempts.map((a) => a.status)])).toEqual(
+        Array(10).fill(["delivered", [200]]),
+      );
+    } finally {
+      await close();
+      await receiver.close();
+      await stuck.close();
     }
   });
 });
