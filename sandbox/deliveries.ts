@@ -374,6 +374,8 @@ export class DeliveryQueue {
    * that falls due by `until` (virtual epoch ms) is waited for too. Deliveries emitted later are not.
    */
   settled(until: number): Promise<number> {
+    // Closed: no attempt will end any more.
+    if (this.closed) return Promise.resolve(0);
     const due = new Set(this.attempting);
     for (const receiverId of this.receivers.keys()) {
       // Its deliveries emitted and not yet taken are due: made and queued now, as pump() would.
