@@ -39,10 +39,37 @@ export interface paths {
          * @description Moves the clock forward by an ISO-8601 duration (weeks, days, hours, minutes, seconds:
          *     `PT1H`, `P7D`, `PT90S`; years and months have no fixed length and are refused). Every timer
          *     that falls due runs, in order, before the answer: journeys, pending retries, the 60-minute
-         *     archive after a PDF download, the 7-day lifespan and delivery retries. Attempts of the
-         *     deliveries that fall due are started, not awaited.
+         *     archive after a PDF download, the 7-day lifespan and delivery retries. The answer comes
+         *     once every delivery that fell due has had its attempt answered or timed out, and recorded
+         *     (retries that fall due within the advance too): the deliveries listed after it are final
+         *     for the window. Each attempt has its own deadline (10 s by default), so the wait is bounded.
          */
         post: operations["advanceClock"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/_sandbox/settle": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Wait for the deliveries due
+         * @description Runs the timers due, then answers once every delivery due now (emitted, waiting for a free
+         *     attempt, or in flight) has had its attempt answered or timed out, and recorded; a retry of
+         *     one that falls due meanwhile is waited for too, deliveries emitted after the request are
+         *     not. A test asserts on the deliveries after it without polling. Each attempt has its own
+         *     deadline (10 s by default), so the wait is bounded: a receiver that never answers has its
+         *     attempt recorded with error `timeout`.
+         */
+        post: operations["settleDeliveries"];
         delete?: never;
         options?: never;
         head?: never;
@@ -416,6 +443,15 @@ export interface components {
             /** @description How far the virtual clock is ahead of real time. */
             offset_ms: number;
         };
+        Settled: {
+            /**
+             * Format: date-time
+             * @description The virtual time waited up to; a retry due after it was not waited for.
+             */
+            until: string;
+            /** @description How many deliveries were still to be answered when the wait began. */
+            deliveries: number;
+        };
         AdvanceClockRequest: {
             /**
              * @example PT1H
@@ -638,6 +674,26 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+        };
+    };
+    settleDeliveries: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every delivery due has had its attempt answered or timed out. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Settled"];
+                };
+            };
         };
     };
     listReceivers: {

@@ -143,6 +143,11 @@ export class VirtualClock {
     }
   }
 
+  /** Whether a timer of a kind and ref is pending. */
+  has(kind: string, ref: string): boolean {
+    return this.byKey.has(`${kind}\n${ref}`);
+  }
+
   /** The pending timers, in order (for saving and inspection). */
   pending(): readonly Timer[] {
     return this.timers.sorted().filter((t) => !this.cancelled.has(t));
@@ -170,6 +175,14 @@ export class VirtualClock {
       throw new RangeError("the clock cannot move past 9999-01-01T00:00:00Z");
     this.queuedMs += ms;
     return this.request(ms, false);
+  }
+
+  /**
+   * Run every timer due now, after the runs asked for before it; settles once they have all run.
+   * An advance by nothing, but never refused: a clock at its end still runs what is due.
+   */
+  runDue(): Promise<void> {
+    return this.request(0, false);
   }
 
   /** Restore saved state: the offset and pending timers. */

@@ -6,6 +6,7 @@ import type { components, paths } from "../generated/sandbox-control-types.js";
 
 type Schemas = components["schemas"];
 export type SandboxClock = Schemas["Clock"];
+export type SandboxSettled = Schemas["Settled"];
 export type SandboxReceiver = Schemas["Receiver"];
 export type SandboxDelivery = Schemas["Delivery"];
 export type SandboxBiometricVerification = Schemas["BiometricVerification"];
@@ -53,8 +54,16 @@ export function createSandboxControl(baseUrl: string, options: { fetch?: typeof 
     api,
     /** The virtual time. */
     clock: () => unwrap(api.GET("/_sandbox/clock")),
-    /** Advance the virtual clock by an ISO-8601 duration (`PT1H`, `P7D`); due timers run before it answers. */
+    /**
+     * Advance the virtual clock by an ISO-8601 duration (`PT1H`, `P7D`). Resolves once every timer due
+     * has run and every delivery that fell due has had its attempt answered or timed out, and recorded.
+     */
     advance: (duration: string) => unwrap(api.POST("/_sandbox/clock/advance", { body: { duration } })),
+    /**
+     * Resolves once every delivery due now has had its attempt answered or timed out, and recorded
+     * (each attempt has a deadline): assert on `deliveries()` after it, without polling.
+     */
+    settled: () => unwrap(api.POST("/_sandbox/settle")),
     /** Register a receiver: `events` (Basic or Bearer auth) or `workflow` (no credentials). */
     addReceiver: (body: CreateReceiverRequest) => unwrap(api.POST("/_sandbox/receivers", { body })),
     /** The dashboard's Test button: posts the test event once; ok on a 2xx or 3xx answer. */

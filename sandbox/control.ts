@@ -171,6 +171,10 @@ const handlers: {
     }
     return clock();
   },
+  settleDeliveries: async ({ sandbox }) => {
+    const { until, deliveries } = await sandbox.settled();
+    return ok({ until: new Date(until).toISOString(), deliveries });
+  },
   listReceivers: ({ sandbox }) => ok({ receivers: [...sandbox.queue.receivers.values()].map(receiverView) }),
   createReceiver: ({ sandbox, value }) => {
     let url: string;

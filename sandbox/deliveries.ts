@@ -10,6 +10,7 @@ import type { VirtualClock } from "./clock.js";
 import { ATTEMPT_BYTES, DeliveryLog, Fanout, id, MAX_RETRIES, webhookId } from "./delivery-log.js";
 import { MAX_ANSWER_BYTES, type PostInFlight, postOnce } from "./delivery-post.js";
 import { DeliverySender } from "./delivery-sender.js";
+import { SettleWaits } from "./delivery-settle.js";
 
 export { MAX_ANSWER_BYTES };
 
@@ -171,11 +172,21 @@ class Waiting {
 
   /** Take every waiting delivery out (its receiver was removed); attempts in flight stay counted. */
   clear(): Delivery[] {
-    const all = [...this.bySubject.values()].flatMap((queue) => [...queue]);
+    const all = this.all();
     this.bySubject.clear();
     this.ready.clear();
     this.size = 0;
     return all;
+  }
+
+  /** Whether a delivery waits here for a free attempt. */
+  has(delivery: Delivery): boolean {
+    return this.bySubject.get(delivery.subject)?.has(delivery) ?? false;
+  }
+
+  /** Every delivery waiting here. */
+  all(): Delivery[] {
+    return [...this.bySubject.values()].flatMap((queue) => [...queue]);
   }
 
   /** The delivery take() would give, left in place. */
@@ -214,6 +225,10 @@ export class DeliveryQueue {
   private readonly fanouts = new Map<ReceiverKind, Fanout>();
   /** Per receiver: deliveries due and waiting for a free attempt, and attempts in flight. */
   private readonly waiting = new Map<string, Waiting>();
+  /** Deliveries with an attempt in flight. */
+  private readonly attempting = new Set<Delivery>();
+  /** Callers waiting for the deliveries due to settle (settled()). */
+  private readonly waits = new SettleWaits((delivery, until) => this.settledBy(delivery, until));
   /** POSTs in flight (attempts and Test buttons), so that close() ends them all. */
   private readonly posts = new Set<PostInFlight>();
   /** The delivery thread's side of the attempts' POSTs. */
@@ -240,6 +255,7 @@ export class DeliveryQueue {
       forgotten: (delivery) => {
         this.waiting.get(delivery.receiver_id)?.delete(delivery);
         this.options.clock.cancel("delivery", delivery.id);
+        this.waits.gone(delivery);
       },
     });
   }
@@ -330,7 +346,8 @@ export class DeliveryQueue {
   /**
    * Erase the personal data (phone number, result) from the bodies of the kept biometric deliveries
    * about `subject`: its verification was archived. One whose event was the result can no longer
-   * be sent; if it was still waiting to retry, it stops (failed).
+   * be sent: not yet attempted, or waiting to retry, it stops (failed); one in flight records its
+   * answer as it comes, and is not retried (attempt()). The erasure removes data, not history.
    */
   erase(subject: string): void {
     const erased = this.log.erase(subject, "biometricWebhook", (body) => {
@@ -341,7 +358,7 @@ export class DeliveryQueue {
       return { body: JSON.stringify(payload), withheld };
     });
     for (const { delivery, withheld } of erased) {
-      if (!withheld || delivery.status !== "pending") continue;
+      if (!withheld || delivery.status !== "pending" || this.attempting.has(delivery)) continue;
       this.waiting.get(delivery.receiver_id)?.delete(delivery);
       this.options.clock.cancel("delivery", delivery.id);
       this.finish(delivery, "failed");
@@ -349,6 +366,33 @@ export class DeliveryQueue {
     // An erased body may count more than it did ("erased" is added): still within the budget.
     this.budget.enforce();
     this.options.changed?.();
+  }
+
+  /**
+   * Resolves, with how many it waited for, once every delivery due now (emitted, waiting for a free
+   * attempt, or in flight) has had its attempt answered or timed out, and recorded; a retry of one
+   * that falls due by `until` (virtual epoch ms) is waited for too. Deliveries emitted later are not.
+   */
+  settled(until: number): Promise<number> {
+    // Closed: no attempt will end any more.
+    if (this.closed) return Promise.resolve(0);
+    const due = new Set(this.attempting);
+    for (const receiverId of this.receivers.keys()) {
+      // Its deliveries emitted and not yet taken are due: made and queued now, as pump() would.
+      const queue = this.queueOf(receiverId);
+      for (let next = this.log.pull(receiverId); next; next = this.log.pull(receiverId)) queue.add(next);
+      for (const delivery of queue.all()) due.add(delivery);
+      this.pump(receiverId);
+    }
+    return this.waits.wait(due, until);
+  }
+
+  /** Whether a delivery needs no more waiting for up to `until`: see settled(). */
+  private settledBy(delivery: Delivery, until: number): boolean {
+    if (delivery.status !== "pending") return true;
+    if (this.attempting.has(delivery) || this.waiting.get(delivery.receiver_id)?.has(delivery)) return false;
+    // Its next attempt is later, or nothing will make one (no timer holds it).
+    return (delivery.next_attempt_at ?? Infinity) > until || !this.options.clock.has("delivery", delivery.id);
   }
 
   /** Whether a delivery can be sent again: its receiver is registered and its event was not erased. */
@@ -434,6 +478,8 @@ export class DeliveryQueue {
   close(): Promise<void> {
     this.closed = true;
     for (const post of this.posts) post.abort();
+    // No attempt ends from now on: whoever waits for one stops waiting.
+    this.waits.releaseAll();
     return this.sender.close();
   }
 
@@ -494,13 +540,16 @@ export class DeliveryQueue {
       }
       const chosen = queue.take() as Delivery;
       this.inFlightBytes += bytes;
+      this.attempting.add(chosen);
       void this.attempt(chosen)
         // Off the request path, a rejection would be unhandled and end the process: the delivery fails instead.
         .catch(() => this.finish(chosen, "failed"))
         .finally(() => {
           this.inFlightBytes -= bytes;
+          this.attempting.delete(chosen);
           queue.done(chosen.subject);
           this.pump(receiverId);
+          this.waits.changed(chosen);
           // Bytes were released: the receivers held back for them may go on.
           for (const held of [...this.held]) {
             this.held.delete(held);
@@ -536,12 +585,13 @@ export class DeliveryQueue {
       duration_ms: Math.round(performance.now() - started),
     };
     if (this.closed) return;
+    // The answer as it came, whatever happened to the record meanwhile (an erasure removes data, not history).
     delivery.attempts.push(outcome);
-    // Stopped while in flight (its data was erased): the outcome is kept, nothing more is sent.
     if (delivery.status !== "pending") return;
     if (outcome.status !== null && outcome.status >= 200 && outcome.status < 300) {
       this.finish(delivery, "delivered");
-    } else if (delivery.attempts.length > MAX_RETRIES) {
+    } else if (delivery.attempts.length > MAX_RETRIES || delivery.erased === "withheld") {
+      // Out of retries, or its event was the result, erased while this attempt was in flight: not sent again.
       this.finish(delivery, "failed");
     } else {
       // On the schedule, not from when the attempt ended: an advanced clock fires the retries in turn.
@@ -554,6 +604,7 @@ export class DeliveryQueue {
   private finish(delivery: Delivery, status: "delivered" | "failed"): void {
     delivery.status = status;
     delivery.next_attempt_at = null;
+    this.waits.changed(delivery);
     this.options.changed?.();
   }
 

@@ -10,6 +10,7 @@ export {
   SandboxControlError,
   type SandboxDelivery,
   type SandboxReceiver,
+  type SandboxSettled,
   type SandboxWorkflowCase,
 } from "./control-client.js";
 export { BIOMETRIC_MAGIC, biometricJourney, type Journey } from "./magic.js";

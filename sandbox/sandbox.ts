@@ -175,10 +175,24 @@ export class Sandbox {
 
   /**
    * Advance the virtual clock; timers that fall due run in order, each at its due time, in slices
-   * between other work. Settles when they have all run; a RangeError at once past the clock's end.
+   * between other work. Settles when they have all run and every delivery that fell due has had its
+   * attempt answered or timed out (retries due by then too); a RangeError at once past the clock's end.
    */
   advance(ms: number): Promise<void> {
-    return this.clock.advance(ms).then(() => this.changed());
+    return this.clock
+      .advance(ms)
+      .then(() => this.queue.settled(this.clock.now()))
+      .then(() => this.changed());
+  }
+
+  /**
+   * Run the timers due, then wait until every delivery due has had its attempt answered or timed
+   * out (and recorded): resolves with the virtual time waited up to and how many were waited for.
+   */
+  async settled(): Promise<{ until: number; deliveries: number }> {
+    await this.clock.runDue();
+    const until = this.clock.now();
+    return { until, deliveries: await this.queue.settled(until) };
   }
 
   /** Send the case_completed event of an EDD case. */

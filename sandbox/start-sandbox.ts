@@ -20,6 +20,11 @@ export interface StartSandboxOptions {
   clock?: string | Date;
   /** Real milliseconds before each step of a magic journey (2,000 by default). */
   journeyDelayMs?: number;
+  /**
+   * Real milliseconds a delivery attempt may take before it counts as unanswered (10,000 by
+   * default): what `advance()` and `settled()` wait at most for one attempt.
+   */
+  deliveryTimeoutMs?: number;
   /** Told one line per request (method, route template, status); silent by default. */
   log?: (line: string) => void;
 }
@@ -55,6 +60,9 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<S
     throw new TypeError("startSandbox: key and secret go together");
   if (options.key === "" || options.secret === "")
     throw new TypeError("startSandbox: key and secret must not be empty");
+  const timeout = options.deliveryTimeoutMs;
+  if (timeout !== undefined && !(Number.isInteger(timeout) && timeout >= 1 && timeout <= 600_000))
+    throw new TypeError("startSandbox: deliveryTimeoutMs must be an integer from 1 to 600000");
   // The clock reads real time shifted once, so that it starts at the given instant and then runs.
   const shift = options.clock === undefined ? 0 : startTime(options.clock) - Date.now();
   // Loaded here, not at import: a test that only drives a running sandbox needs none of the server.
@@ -67,6 +75,7 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<S
       : {}),
     ...(shift === 0 ? {} : { realNow: () => Date.now() + shift }),
     ...(options.journeyDelayMs === undefined ? {} : { journeyDelayMs: options.journeyDelayMs }),
+    ...(options.deliveryTimeoutMs === undefined ? {} : { deliveryTimeoutMs: options.deliveryTimeoutMs }),
     ...(options.log ? { log: options.log } : {}),
   });
   let closing: Promise<void> | undefined;

@@ -348,7 +348,7 @@ describe("the sandbox in an integrator's repository", () => {
     await expect(fetch(`${first.control}/clock`)).rejects.toThrow();
   }, 90_000);
 
-  it("runs an integrator's vitest suite whose globalSetup calls startSandbox(): the main flow passes", () => {
+  it("runs an integrator's vitest suite whose globalSetup calls startSandbox(): the main flow and the review pass", () => {
     const run = spawnSync("npx", ["--no-install", "vitest", "run", "--root", "test"], {
       cwd: integrator,
       env: { ...QUIET_ENV, CI: "1" },
@@ -356,7 +356,7 @@ describe("the sandbox in an integrator's repository", () => {
       timeout: 120_000,
     });
     expect(run.status, run.stdout + run.stderr).toBe(0);
-    expect(run.stdout).toMatch(/1 passed/);
+    expect(run.stdout).toMatch(/2 passed/);
   }, 150_000);
 
   it("npx prism mock on the packaged contract answers the contract's examples (the canned mock)", async () => {

@@ -64,6 +64,7 @@ describe("the control API", () => {
     await control.delivery(delivered.id);
     await control.replay(delivered.id);
     await control.deliveries({ status: "pending" });
+    await control.settled();
     expect(await refused(control.delivery("dlv_missing"))).toBe(404);
     await control.removeReceiver(r.id);
     expect(await refused(control.removeReceiver(r.id))).toBe(404);

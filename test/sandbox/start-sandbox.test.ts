@@ -85,6 +85,26 @@ describe("startSandbox()", () => {
   it("refuses a key without a secret and a clock that is not a date, naming the option", async () => {
     await expect(startSandbox({ key: "k" })).rejects.toThrow(/key and secret go together/);
     await expect(startSandbox({ clock: "soon" })).rejects.toThrow(/clock must be a date/);
+    for (const deliveryTimeoutMs of [0, 1.5, Number.NaN, 600_001])
+      await expect(startSandbox({ deliveryTimeoutMs })).rejects.toThrow(
+        /deliveryTimeoutMs must be an integer/,
+      );
+  });
+
+  it("bounds settled() by its deliveryTimeoutMs when a receiver never answers", async () => {
+    const silent = await startRecorder(() => "hang");
+    const sandbox = await startSandbox({ deliveryTimeoutMs: 200, receivers: [{ url: silent.url }] });
+    try {
+      const client = createClient({ baseUrl: sandbox.url, apiKey: sandbox.key, secret: sandbox.secret });
+      await client.POST("/api/v2/send_text", { body: { reference: "R-silent" } });
+      expect((await sandbox.control.settled()).deliveries).toBe(1);
+      const [delivery] = await sandbox.control.deliveries();
+      expect(delivery?.attempts).toMatchObject([{ status: null, error: "timeout" }]);
+      expect(delivery?.attempts[0]?.duration_ms).toBeLessThan(10_000);
+    } finally {
+      await sandbox.close();
+      await silent.close();
+    }
   });
 
   it("started and stopped 100 times in one process, leaks neither handles nor listeners", async () => {
