@@ -304,6 +304,16 @@ describe("what the package's users read", () => {
     }
   });
 
+  it("says where the source, the home page and the issues are (repository, homepage, bugs)", () => {
+    const installed = JSON.parse(readFileSync(join(app, "node_modules/idv-contract/package.json"), "utf8"));
+    expect(installed.repository).toEqual({
+      type: "git",
+      url: expect.stringMatching(/^git\+https:\/\/.+\.git$/),
+    });
+    expect(installed.homepage).toMatch(/^https:\/\//);
+    expect(installed.bugs).toEqual({ url: expect.stringMatching(/^https:\/\/.+\/issues$/) });
+  });
+
   it("leaves the repository's README as it was after packing", () => {
     expect(stagedReadmeAfterPack).toBe(readFileSync(fromRoot("README.md"), "utf8"));
   });
