@@ -5,6 +5,28 @@
  */
 
 export interface paths {
+    "/_sandbox": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the control API's operations
+         * @description Every operation of the control API (method, path and summary), and where the sandbox
+         *     serves the docs site of its own version (null when it serves none). The address
+         *     `npm start` and `idv-sandbox` print.
+         */
+        get: operations["getControlIndex"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/_sandbox/clock": {
         parameters: {
             query?: never;
@@ -434,6 +456,17 @@ export interface components {
             error_code: "BAD_REQUEST" | "NOT_FOUND" | "INVALID_TRANSITION" | "LIMIT_REACHED" | "METHOD_NOT_ALLOWED" | "TOO_LARGE" | "SANDBOX_ERROR";
             message: string;
         };
+        ControlIndex: {
+            operations: {
+                /** @enum {string} */
+                method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+                /** @example /_sandbox/clock/advance */
+                path: string;
+                summary: string;
+            }[];
+            /** @description The path of the docs site this sandbox serves (`/docs/`), or null. */
+            docs: string | null;
+        };
         Clock: {
             /**
              * Format: date-time
@@ -631,6 +664,26 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    getControlIndex: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The control API's operations. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ControlIndex"];
+                };
+            };
+        };
+    };
     getClock: {
         parameters: {
             query?: never;

@@ -85,6 +85,8 @@ try {
     console.log(running.url);
   }
   console.log(`Sandbox listening on ${running.url} (control API: ${running.url}/_sandbox)`);
+  if (running.sandbox.docsPath)
+    console.log(`Docs of this version: ${running.url}${running.sandbox.docsPath}`);
   if (generated) console.log(`API key: ${generated.apiKey}\nSecret:  ${generated.secret}`);
   if (webhookUrl) console.log("Webhook receiver registered for biometric and EDD events.");
   if (stateFile) console.log("State is kept in the --state file.");

@@ -4,6 +4,7 @@ import controlDocument from "../generated/sandbox-control.json" with { type: "js
 import { loadOperations, type Operation } from "../src/server/operations.js";
 import { AjvCompiler } from "../src/schema-validator.js";
 import { attachment } from "./asset-files.js";
+import { CONTROL_INDEX } from "./control-index.js";
 import type { BiometricRecord } from "./biometric.js";
 import { TransitionError } from "./biometric.js";
 import {
@@ -154,6 +155,7 @@ interface ControlContext {
 const handlers: {
   readonly [Id in ControlOperationId]: (c: ControlContext) => Answer | Promise<Answer>;
 } = {
+  getControlIndex: ({ sandbox }) => ok({ operations: CONTROL_INDEX, docs: sandbox.docsPath }),
   getClock: ({ clock }) => clock(),
   advanceClock: async ({ sandbox, value, clock }) => {
     let ms: number;

@@ -77,6 +77,8 @@ export class Sandbox {
   private keptBytes = 0;
   /** The address the sandbox answers on, for URLs in records (set once listening). */
   baseUrl = "http://127.0.0.1:4010";
+  /** The path the docs site of this version is served under (`/docs/`), or null (set once listening). */
+  docsPath: string | null = null;
 
   constructor(private readonly options: SandboxOptions) {
     this.credentials = options.credentials;

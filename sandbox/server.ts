@@ -1,7 +1,9 @@
 // The sandbox's HTTP layer on the shared server plumbing (src/server): the service's operations,
 // checked as the service checks them (credentials, browser scripts, the contract's schemas), then
 // answered from the sandbox's state; the control API under /_sandbox.
+import { existsSync } from "node:fs";
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { fileURLToPath } from "node:url";
 import bundledContract from "../generated/openapi.json" with { type: "json" };
 import { openSchemaCompiler } from "../conformance/servers.js";
 import {
@@ -35,21 +37,32 @@ import { credentialRefusal } from "../src/server/credentials.js";
 import type { Sandbox } from "./sandbox.js";
 import { answerService } from "./service.js";
 import { type Answer, sendAnswer } from "../src/server/answer.js";
+import { staticFiles } from "../src/server/static-files.js";
 
 /** Far above the largest upload the service takes (10 MB); a larger body is refused unkept. */
 const MAX_SERVICE_BODY = 12 * 1024 * 1024;
 /** Control requests are a few members. */
 const MAX_CONTROL_BODY = 64 * 1024;
+/** Where the docs site of this version is served. */
+const DOCS_PREFIX = "/docs/";
+/** The docs site the package ships beside the compiled sandbox (dist/site, built by `npm run build`). */
+const SHIPPED_SITE = fileURLToPath(new URL("../site/", import.meta.url));
 
 export interface SandboxServerOptions {
   port?: number;
   host?: string;
   /** One line per request: method, route template and status; never a path segment, body or header value. */
   log?: (line: string) => void;
+  /**
+   * The built docs site to serve under /docs/; by default the one shipped with the package, when
+   * there is one (none when the sandbox runs from its TypeScript sources). null serves none.
+   */
+  docsDir?: string | null;
 }
 
 /** The error body of a failure no handler answered (bad target, parser error, a throw). */
 function errorBody(status: number, message: string, pathname: string | undefined): unknown {
+  if (pathname === "/docs" || pathname?.startsWith(DOCS_PREFIX)) return { message };
   if (pathname?.startsWith(CONTROL_PREFIX)) {
     const code = status === 400 ? "BAD_REQUEST" : status === 413 ? "TOO_LARGE" : "SANDBOX_ERROR";
     return { error_code: code, message };
@@ -66,6 +79,13 @@ export async function serveSandbox(sandbox: Sandbox, options: SandboxServerOptio
   const operations = loadOperations(bundledContract);
   const compiler = await openSchemaCompiler(bundledContract);
   const log = options.log ?? (() => {});
+  const docsDir =
+    options.docsDir === undefined
+      ? existsSync(`${SHIPPED_SITE}index.html`)
+        ? SHIPPED_SITE
+        : null
+      : options.docsDir;
+  const docs = docsDir === null ? undefined : staticFiles(docsDir, DOCS_PREFIX);
 
   const service = async (
     req: IncomingMessage,
@@ -146,6 +166,16 @@ export async function serveSandbox(sandbox: Sandbox, options: SandboxServerOptio
   const server = createSafeServer(
     (req, res, target) => {
       const method = (req.method ?? "GET").toUpperCase();
+      if (target.pathname === "/docs" || target.pathname.startsWith(DOCS_PREFIX)) {
+        if (!docs)
+          return sendAnswer(res, method, controlError(404, "NOT_FOUND", "This sandbox serves no docs site."));
+        if (target.pathname === "/docs")
+          return sendAnswer(res, method, { status: 301, headers: { location: DOCS_PREFIX } });
+        // The route, as for every request: a file name is not logged.
+        return Promise.resolve(docs(req, res, target)).then(() =>
+          log(`${method} /docs/… → ${res.statusCode}`),
+        );
+      }
       if (target.pathname === CONTROL_PREFIX || target.pathname.startsWith(`${CONTROL_PREFIX}/`))
         return control(req, res, target, method);
       if (target.pathname.startsWith(`${CAPTURES_PREFIX}/`)) {
@@ -167,5 +197,6 @@ export async function serveSandbox(sandbox: Sandbox, options: SandboxServerOptio
   );
   const listening = await listen(server, options.port ?? 4010, options.host ?? "127.0.0.1");
   sandbox.baseUrl = listening.url;
+  sandbox.docsPath = docs ? DOCS_PREFIX : null;
   return listening;
 }

@@ -33,6 +33,8 @@ export interface BuildOptions {
   /** The guides (docs/*.md) and CHANGELOG.md; the repository's own by default. */
   guidesDir?: string;
   changelogPath?: string;
+  /** The path the site is served under, for the 404 page (answered at any depth): "/" by default. */
+  root?: string;
 }
 
 export interface BuildResult {
@@ -83,12 +85,12 @@ function guideContent(guide: Guide): string {
   return `<article class="guide">${toc}${guide.html}</article>`;
 }
 
-const NOT_FOUND = `<div class="not-found">
+const notFound = (root: string): string => `<div class="not-found">
   <p class="code-404">404</p>
   <h1>This page is not part of the site</h1>
   <p>The address may be mistyped, or the page moved. The header above reaches every page, and the search finds
   guides, operations, webhook events and gaps.</p>
-  <p><a href="/index.html">Back to the overview</a></p>
+  <p><a href="${escapeHtml(root)}index.html">Back to the overview</a></p>
 </div>`;
 
 /** Build the whole site (overview, reference, webhooks, gaps, guides, changelog, 404, search index) into outDir. */
@@ -100,6 +102,7 @@ export async function buildSite(options: BuildOptions = DEFAULT_BUILD): Promise<
   const guides = readGuides(options.guidesDir ?? fromRoot("docs"));
   const changelogPath = options.changelogPath ?? fromRoot("CHANGELOG.md");
   const changelog = renderChangelog(existsSync(changelogPath) ? readFileSync(changelogPath, "utf8") : "");
+  const siteRoot = options.root ?? "/";
   const pages: SitePage[] = [...MAIN_PAGES, ...guides.map((g) => g.page)];
   const files = new Map<string, string>();
   const page = (file: string, title: string, content: string, root?: string): void => {
@@ -161,12 +164,12 @@ export async function buildSite(options: BuildOptions = DEFAULT_BUILD): Promise<
     renderPage({
       file: "404.html",
       title: "Page not found",
-      content: NOT_FOUND,
+      content: notFound(siteRoot),
       notice: NOTICE,
       pages,
-      root: "/",
+      root: siteRoot,
     }).replace(
-      /<link rel="stylesheet" href="\/assets\/([\w.-]+\.css)">/g,
+      /<link rel="stylesheet" href="[^"]*assets\/([\w.-]+\.css)">/g,
       (_all, name: string) => `<style>\n${readSiteSource(name)}\n</style>`,
     ),
   );

@@ -6,7 +6,7 @@ import { readFile, stat } from "node:fs/promises";
 import type { Server } from "node:http";
 import { extname, join, normalize, resolve, sep } from "node:path";
 import { pipeline } from "node:stream/promises";
-import { createSafeServer, HttpError } from "./handler.js";
+import { createSafeServer, HttpError, type SafeHandler } from "./handler.js";
 import { listen as listenOn } from "./lifecycle.js";
 import { decodeSegment } from "./request-target.js";
 
@@ -70,52 +70,57 @@ async function isFile(path: string): Promise<boolean> {
   }
 }
 
+/**
+ * A handler serving one folder under a mount path ("/" or "/docs/"): GET and HEAD, nothing outside
+ * the folder; it throws an HttpError for what it refuses. Requests reach it only under the mount.
+ */
+export function staticFiles(rootDir: string, mount = "/"): SafeHandler {
+  const root = resolve(rootDir);
+  return async (request, response, target) => {
+    if (request.method !== "GET" && request.method !== "HEAD") {
+      throw new HttpError(405, "Only GET and HEAD are served.", { allow: "GET, HEAD" });
+    }
+    const path = target.pathname.startsWith(mount) ? `/${target.pathname.slice(mount.length)}` : "/";
+    const segments: string[] = [];
+    for (const part of path.split("/").slice(1)) {
+      const decoded = decodeSegment(part);
+      // A decoded slash, backslash or NUL would smuggle a second path into one segment.
+      if (decoded === undefined || /[/\\\0]/.test(decoded)) throw new HttpError(400, "Bad path.");
+      segments.push(decoded);
+    }
+    if (path.endsWith("/")) segments.push("index.html");
+    const file = fileUnder(root, segments);
+    if (!file) throw new HttpError(403, "Outside the site.");
+    const send = async (found: string, status: number): Promise<void> => {
+      const { size } = await stat(found);
+      response.writeHead(status, {
+        "content-type": TYPES.get(extname(found)) ?? "application/octet-stream",
+        "content-length": size,
+        "cache-control": "no-cache",
+        "x-content-type-options": "nosniff",
+      });
+      if (request.method === "HEAD") response.end();
+      else await pipeline(createReadStream(found), response);
+    };
+    if (await isFile(file)) return send(file, 200);
+
+    const routes = extname(path) === "" ? await readRoutes(root) : undefined;
+    const first = segments[0];
+    if (routes && first !== undefined && routes.prefixes.has(first)) {
+      // The fragment keeps the path as sent (already percent-encoded: safe in a Location header).
+      response.writeHead(302, { location: `${mount}${routes.page}#${path}`, "content-length": 0 });
+      response.end();
+      return;
+    }
+    const notFound = join(root, NOT_FOUND_FILE);
+    if (await isFile(notFound)) return send(notFound, 404);
+    throw new HttpError(404, "Not found.");
+  };
+}
+
 /** A static file server for one folder: GET and HEAD, nothing outside the folder, never an escaped error. */
 export function createStaticServer(rootDir: string): Server {
-  const root = resolve(rootDir);
-  return createSafeServer(
-    async (request, response, target) => {
-      if (request.method !== "GET" && request.method !== "HEAD") {
-        throw new HttpError(405, "Only GET and HEAD are served.", { allow: "GET, HEAD" });
-      }
-      const raw = target.pathname.split("/").slice(1);
-      const segments: string[] = [];
-      for (const part of raw) {
-        const decoded = decodeSegment(part);
-        // A decoded slash, backslash or NUL would smuggle a second path into one segment.
-        if (decoded === undefined || /[/\\\0]/.test(decoded)) throw new HttpError(400, "Bad path.");
-        segments.push(decoded);
-      }
-      if (target.pathname.endsWith("/")) segments.push("index.html");
-      const file = fileUnder(root, segments);
-      if (!file) throw new HttpError(403, "Outside the site.");
-      const send = async (path: string, status: number): Promise<void> => {
-        const { size } = await stat(path);
-        response.writeHead(status, {
-          "content-type": TYPES.get(extname(path)) ?? "application/octet-stream",
-          "content-length": size,
-          "cache-control": "no-cache",
-          "x-content-type-options": "nosniff",
-        });
-        if (request.method === "HEAD") response.end();
-        else await pipeline(createReadStream(path), response);
-      };
-      if (await isFile(file)) return send(file, 200);
-
-      const routes = extname(target.pathname) === "" ? await readRoutes(root) : undefined;
-      const first = segments[0];
-      if (routes && first !== undefined && routes.prefixes.has(first)) {
-        // The fragment keeps the path as sent (already percent-encoded: safe in a Location header).
-        response.writeHead(302, { location: `/${routes.page}#${target.pathname}`, "content-length": 0 });
-        response.end();
-        return;
-      }
-      const notFound = join(root, NOT_FOUND_FILE);
-      if (await isFile(notFound)) return send(notFound, 404);
-      throw new HttpError(404, "Not found.");
-    },
-    { errorBody: (_status, message) => ({ message }) },
-  );
+  return createSafeServer(staticFiles(rootDir), { errorBody: (_status, message) => ({ message }) });
 }
 
 /** Serve a folder on 127.0.0.1 (port 0 picks a free one) and say where it listens. */

@@ -31,9 +31,49 @@ describe("the landing page's quick start", () => {
     }
   });
 
-  it("runs only npm scripts that package.json defines", () => {
-    const scripts = [...landing.matchAll(/npm run ([a-z:-]+)/g)].map((m) => m[1] ?? "");
-    expect(scripts.length).toBeGreaterThan(0);
-    for (const script of scripts) expect(packageJson.scripts, `npm run ${script}`).toHaveProperty([script]);
+  it("runs only the package's own commands, Prism named by its package, and npm scripts that exist", () => {
+    const bins = Object.keys(packageJson.bin);
+    const npx = [...landing.matchAll(/npx ([@\w/.-]+)/g)].map((m) => m[1] ?? "");
+    expect(npx).toEqual(expect.arrayContaining(["idv-sandbox", "idv-conformance"]));
+    for (const name of npx) expect([...bins, "@stoplight/prism-cli"], `npx ${name}`).toContain(name);
+    // Prism is not a dependency of the package: the page says to install it before running it.
+    expect(landing.indexOf("npm install --save-dev @stoplight/prism-cli")).toBeGreaterThan(-1);
+    expect(landing.indexOf("npm install --save-dev @stoplight/prism-cli")).toBeLessThan(
+      landing.indexOf("npx @stoplight/prism-cli"),
+    );
+    for (const [, script] of landing.matchAll(/npm run ([a-z:-]+)/g))
+      expect(packageJson.scripts, `npm run ${script}`).toHaveProperty([script ?? ""]);
+  });
+});
+
+describe("the landing page on npm start", () => {
+  const serve = readFileSync(fromRoot("sandbox/serve-with-docs.ts"), "utf8");
+  /** The default port serve-with-docs.ts gives a server, from its parsePort(…, default, "VAR") call. */
+  const defaultPort = (variable: string): string => {
+    const port = new RegExp(`parsePort\\(process\\.env\\.${variable}, (\\d+), "${variable}"\\)`).exec(
+      serve,
+    )?.[1];
+    if (!port) throw new Error(`sandbox/serve-with-docs.ts has no default for ${variable}`);
+    return port;
+  };
+  const rows = [...landing.matchAll(/<tr><td><code>(\d+)<\/code><\/td><td>([^<]+)<\/td>[\s\S]*?<\/tr>/g)].map(
+    (m) => [m[1], m[2], m[0]] as const,
+  );
+
+  it("says which server answers on which port, as npm start serves them", () => {
+    expect(packageJson.scripts.start).toContain("serve-with-docs.js");
+    expect(rows.map(([port, server]) => [port, server])).toEqual([
+      [defaultPort("SANDBOX_PORT"), "The sandbox"],
+      [defaultPort("DOCS_PORT"), "The docs site"],
+    ]);
+    expect(rows[0]?.[2]).toContain("SANDBOX_PORT");
+    expect(rows[1]?.[2]).toContain("DOCS_PORT");
+  });
+
+  it("never calls the sandbox's port the mock's", () => {
+    const sandboxPort = defaultPort("SANDBOX_PORT");
+    for (const [, block] of landing.matchAll(/<pre class="code"><code>([\s\S]*?)<\/code><\/pre>/g)) {
+      if (/mock/.test(block ?? "")) expect(block).not.toContain(`:${sandboxPort}`);
+    }
   });
 });

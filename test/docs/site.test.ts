@@ -302,7 +302,14 @@ describe("the docs site in Chromium", { timeout: 180_000 }, () => {
   it("landing page: quick start, both authentication schemes, both error shapes, the lifecycle diagram", async () => {
     const { page, errors } = await open("index.html");
     const body = await text(page);
-    for (const snippet of ["createClient", "npm run mock", "npm run conformance", "parseWebhook"]) {
+    for (const snippet of [
+      "createClient",
+      "npx idv-sandbox",
+      "npm start",
+      "npx @stoplight/prism-cli mock",
+      "npx idv-conformance check",
+      "parseWebhook",
+    ]) {
       expect(body, `quick start mentions ${snippet}`).toContain(snippet);
     }
     const headerSchemes = Object.values<Json>(openapi.components.securitySchemes).filter(

@@ -4,6 +4,7 @@ import { createHmac } from "node:crypto";
 import {
   copyFileSync,
   cpSync,
+  existsSync,
   mkdirSync,
   mkdtempSync,
   readdirSync,
@@ -38,6 +39,11 @@ function readmeReceiver(): string {
   const block = /<!-- receiver -->\n```ts\n([\s\S]*?)\n```/.exec(readme)?.[1];
   if (!block) throw new Error("README.md has no <!-- receiver --> block");
   return `${block}\n`;
+}
+/** The TypeScript blocks of the package's README as packed (the one its users read). */
+function readmeSnippets(): string[] {
+  const readme = readFileSync(join(app, "node_modules/idv-contract/README.md"), "utf8");
+  return [...readme.matchAll(/^```ts\n([\s\S]*?)^```$/gm)].map(([, code]) => code ?? "");
 }
 const swapReadme = (step: "in" | "out") =>
   execFileSync(
@@ -99,6 +105,40 @@ beforeAll(() => {
       join(integrator, "test", file),
     );
   writeFileSync(join(integrator, "test", "receiver.ts"), readmeReceiver());
+  // The packed README's TypeScript, one file per block, as an integrator pastes it into a strict project.
+  mkdirSync(join(integrator, "readme"));
+  // A block that starts with `// name.ts` is that file (the vitest setup and test); the others are numbered.
+  readmeSnippets().forEach((code, i) => {
+    const named = /^\/\/ ([\w.-]+\.ts)\b/.exec(code)?.[1];
+    writeFileSync(join(integrator, "readme", named ?? `snippet-${i + 1}.ts`), code);
+  });
+  // The configuration the README's setup block names in its first line.
+  writeFileSync(
+    join(integrator, "readme", "vitest.config.mjs"),
+    'export default { test: { globalSetup: ["./global-setup.ts"], include: ["*.test.ts"] } };\n',
+  );
+  writeFileSync(
+    join(integrator, "readme", "tsconfig.json"),
+    JSON.stringify({
+      compilerOptions: {
+        target: "ES2022",
+        module: "NodeNext",
+        moduleResolution: "NodeNext",
+        lib: ["ES2022"],
+        types: ["node"],
+        strict: true,
+        exactOptionalPropertyTypes: true,
+        noUncheckedIndexedAccess: true,
+        noEmit: true,
+        skipLibCheck: true,
+      },
+      include: ["*.ts"],
+    }),
+  );
+  if (!existsSync(join(integrator, "node_modules/@types/node"))) {
+    mkdirSync(join(integrator, "node_modules/@types"), { recursive: true });
+    symlinkSync(fromRoot("node_modules/@types/node"), join(integrator, "node_modules/@types/node"), "dir");
+  }
   symlinkSync(fromRoot("node_modules/typescript"), join(app, "node_modules/typescript"), "dir");
   // For the consumer that takes the fetch API's types from Node.js's rather than from the DOM library.
   mkdirSync(join(app, "node_modules/@types"), { recursive: true });
@@ -231,6 +271,49 @@ describe("what the package's users read", () => {
     expect(packed()).not.toMatch(/npm start|npm run mock|\]\((?!https:)[^)]*\)/);
   });
 
+  it("has TypeScript that compiles as written in a strict project (exactOptionalPropertyTypes, noUncheckedIndexedAccess)", () => {
+    expect(readmeSnippets().length).toBeGreaterThanOrEqual(4);
+    const run = spawnSync(
+      process.execPath,
+      [fromRoot("node_modules/typescript/bin/tsc"), "-p", join(integrator, "readme"), "--pretty", "false"],
+      { encoding: "utf8" },
+    );
+    expect(run.stdout + run.stderr).toBe("");
+    expect(run.status).toBe(0);
+  });
+
+  it("has a vitest setup and test that pass against the sandbox, as written", () => {
+    const run = spawnSync("npx", ["--no-install", "vitest", "run", "--root", "readme"], {
+      cwd: integrator,
+      env: { ...QUIET_ENV, CI: "1" },
+      encoding: "utf8",
+      timeout: 120_000,
+    });
+    expect(run.status, run.stdout + run.stderr).toBe(0);
+    expect(run.stdout).toMatch(/1 passed/);
+  }, 150_000);
+
+  it("runs only the package's own commands, or says first what to install", () => {
+    const bins = Object.keys(manifest.bin);
+    const npx = [...packed().matchAll(/\bnpx ([^\s`]+)/g)].map(([, name]) => name ?? "");
+    expect(npx).toEqual(expect.arrayContaining(bins));
+    for (const name of npx.filter((n) => !bins.includes(n))) {
+      const install = packed().indexOf(`npm install --save-dev ${name}\n`);
+      expect(install, `npx ${name}`).toBeGreaterThan(-1);
+      expect(install, `npx ${name}`).toBeLessThan(packed().indexOf(`npx ${name}`));
+    }
+  });
+
+  it("says where the source, the home page and the issues are (repository, homepage, bugs)", () => {
+    const installed = JSON.parse(readFileSync(join(app, "node_modules/idv-contract/package.json"), "utf8"));
+    expect(installed.repository).toEqual({
+      type: "git",
+      url: expect.stringMatching(/^git\+https:\/\/.+\.git$/),
+    });
+    expect(installed.homepage).toMatch(/^https:\/\//);
+    expect(installed.bugs).toEqual({ url: expect.stringMatching(/^https:\/\/.+\/issues$/) });
+  });
+
   it("leaves the repository's README as it was after packing", () => {
     expect(stagedReadmeAfterPack).toBe(readFileSync(fromRoot("README.md"), "utf8"));
   });
@@ -325,7 +408,11 @@ describe("the sandbox in an integrator's repository", () => {
     ])
       expect(packedFiles).toContain(file);
     expect(packedFiles.filter((f) => /^(test|bench|dist\/mock)\/|serve-with-docs/.test(f))).toEqual([]);
-    // Beside today's (366,065 bytes before the sandbox shipped): printed, not asserted.
+    // The docs site of this version, which the sandbox serves at /docs/.
+    for (const file of ["dist/site/index.html", "dist/site/api.html", "dist/site/guide-sandbox.html"])
+      expect(packedFiles).toContain(file);
+    // Beside earlier ones (366,065 bytes before the sandbox shipped, 506 kB before the docs site did):
+    // printed, not asserted.
     console.log(`tarball: ${tarballBytes} bytes, ${packedFiles.length} files`);
   });
 
@@ -334,6 +421,24 @@ describe("the sandbox in an integrator's repository", () => {
     const first = JSON.parse(sandbox.out().split("\n")[0] ?? "");
     const clock = await fetch(`${first.control}/clock`);
     expect(clock.status).toBe(200);
+    // The docs site of this very version, and the control API's index at the address it prints.
+    const docs = await fetch(`${first.url}/docs/`);
+    expect([docs.status, docs.headers.get("content-type")]).toEqual([200, "text/html; charset=utf-8"]);
+    expect(await docs.text()).toContain("<h1>Identity Verification Service</h1>");
+    const reference = await fetch(`${first.url}/docs/guide-sandbox.html`);
+    expect(reference.status).toBe(200);
+    expect(await reference.text()).toContain("The sandbox");
+    const api = await fetch(`${first.url}/docs/api.html`);
+    expect(api.status).toBe(200);
+    expect(await api.text()).toContain("/api/v4/pep_checks");
+    const index = await fetch(first.control);
+    expect(index.status).toBe(200);
+    expect(await index.json()).toMatchObject({
+      docs: "/docs/",
+      operations: expect.arrayContaining([
+        { method: "GET", path: "/_sandbox/clock", summary: "Read the virtual clock" },
+      ]),
+    });
     const signed = await fetch(`${first.url}/api/v2/send_text`, {
       method: "POST",
       headers: { "svc-api-key": first.key, "svc-secret": first.secret, "content-type": "application/json" },
@@ -359,20 +464,16 @@ describe("the sandbox in an integrator's repository", () => {
     expect(run.stdout).toMatch(/2 passed/);
   }, 150_000);
 
-  it("npx prism mock on the packaged contract answers the contract's examples (the canned mock)", async () => {
+  it("the README's Prism command on the packaged contract answers the contract's examples (the canned mock)", async () => {
     const port = await freePort();
-    const prism = await startInApp(
-      [
-        "prism",
-        "mock",
-        "-h",
-        "127.0.0.1",
-        "-p",
-        String(port),
-        "node_modules/idv-contract/generated/openapi.json",
-      ],
-      /listening on/i,
-    );
+    const line = /^npx (@stoplight\/prism-cli mock .*)$/m.exec(
+      readFileSync(join(app, "node_modules/idv-contract/README.md"), "utf8"),
+    )?.[1];
+    if (!line) throw new Error("the packed README has no `npx @stoplight/prism-cli mock` line");
+    // The README's command, on a free port rather than its 4011.
+    const command = line.split(" ").map((word) => (word === "4011" ? String(port) : word));
+    expect(command).toContain(String(port));
+    const prism = await startInApp(command, /listening on/i);
     try {
       const answer = await fetch(`http://127.0.0.1:${port}/api/v4/outsource_cases/1042`, {
         headers: { "svc-api-key": "k", "svc-date": "d", "svc-signature": "s" },

@@ -47,7 +47,13 @@ describe("docs/testing-your-integration.md", () => {
   });
 
   it("names the canned mock's command, and the README points to the guide", () => {
-    expect(guide).toContain("npx prism mock node_modules/idv-contract/generated/openapi.json");
+    // Prism named by its package, after installing it: `npx prism` alone offers an unrelated package.
+    const install = guide.indexOf("npm install --save-dev @stoplight/prism-cli\n");
+    expect(install).toBeGreaterThan(-1);
+    expect(
+      guide.indexOf("npx @stoplight/prism-cli mock -p 4011 node_modules/idv-contract/generated/openapi.json"),
+    ).toBeGreaterThan(install);
+    expect(guide).not.toMatch(/^npx prism /m);
     expect(readFileSync(fromRoot("README.md"), "utf8")).toContain("(docs/testing-your-integration.md)");
   });
 });
