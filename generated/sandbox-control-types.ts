@@ -404,7 +404,7 @@ export interface components {
     schemas: {
         ControlError: {
             /** @enum {string} */
-            error_code: "BAD_REQUEST" | "NOT_FOUND" | "INVALID_TRANSITION" | "LIMIT_REACHED" | "METHOD_NOT_ALLOWED" | "TOO_LARGE" | "SANDBOX_ERROR";
+            error_code: "BAD_REQUEST" | "NOT_FOUND" | "INVALID_TRANSITION" | "LIMIT_REACHED" | "LOOP_DETECTED" | "METHOD_NOT_ALLOWED" | "TOO_LARGE" | "SANDBOX_ERROR";
             message: string;
         };
         Clock: {
@@ -539,7 +539,7 @@ export interface components {
         };
     };
     responses: {
-        /** @description The request is malformed (not JSON, a member missing or of the wrong type, a bad duration or URL); the message says what and where. */
+        /** @description The request is malformed (not JSON, a member missing or of the wrong type, a bad duration or URL, a receiver URL that names the sandbox's own address and port); the message says what and where. */
         BadRequest: {
             headers: {
                 [name: string]: unknown;
@@ -559,6 +559,20 @@ export interface components {
         };
         /** @description The record is not in a state that allows this transition; the message names the state. */
         Conflict: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ControlError"];
+            };
+        };
+        /**
+         * @description The request carries the `Idv-Sandbox-Sent` header, which the sandbox puts on every request
+         *     it sends (deliveries and the Test button): a receiver points back at a sandbox through an
+         *     alias or a proxy. Refused on every route (error_code `LOOP_DETECTED`; the service's routes
+         *     answer in the operation's error shape), so that such calls cannot loop.
+         */
+        LoopDetected: {
             headers: {
                 [name: string]: unknown;
             };
@@ -613,6 +627,7 @@ export interface operations {
                     "application/json": components["schemas"]["Clock"];
                 };
             };
+            508: components["responses"]["LoopDetected"];
         };
     };
     advanceClock: {
@@ -638,6 +653,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            508: components["responses"]["LoopDetected"];
         };
     };
     listReceivers: {
@@ -660,6 +676,7 @@ export interface operations {
                     };
                 };
             };
+            508: components["responses"]["LoopDetected"];
         };
     };
     createReceiver: {
@@ -697,6 +714,7 @@ export interface operations {
                     "application/json": components["schemas"]["ControlError"];
                 };
             };
+            508: components["responses"]["LoopDetected"];
         };
     };
     deleteReceiver: {
@@ -718,6 +736,7 @@ export interface operations {
                 content?: never;
             };
             404: components["responses"]["NotFound"];
+            508: components["responses"]["LoopDetected"];
         };
     };
     testReceiver: {
@@ -741,7 +760,20 @@ export interface operations {
                 };
             };
             404: components["responses"]["NotFound"];
-            409: components["responses"]["Conflict"];
+            /**
+             * @description The receiver is a `workflow` receiver, which has no Test button (error_code
+             *     `INVALID_TRANSITION`), or its url points at the sandbox's own address and port
+             *     (`LOOP_DETECTED`).
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ControlError"];
+                };
+            };
+            508: components["responses"]["LoopDetected"];
         };
     };
     listDeliveries: {
@@ -771,6 +803,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            508: components["responses"]["LoopDetected"];
         };
     };
     getDelivery: {
@@ -794,6 +827,7 @@ export interface operations {
                 };
             };
             404: components["responses"]["NotFound"];
+            508: components["responses"]["LoopDetected"];
         };
     };
     replayDelivery: {
@@ -818,6 +852,7 @@ export interface operations {
             };
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            508: components["responses"]["LoopDetected"];
         };
     };
     getBiometricVerification: {
@@ -841,6 +876,7 @@ export interface operations {
                 };
             };
             404: components["responses"]["NotFound"];
+            508: components["responses"]["LoopDetected"];
         };
     };
     completeBiometricVerification: {
@@ -865,6 +901,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            508: components["responses"]["LoopDetected"];
         };
     };
     pendBiometricVerification: {
@@ -881,6 +918,7 @@ export interface operations {
             200: components["responses"]["BiometricVerification"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            508: components["responses"]["LoopDetected"];
         };
     };
     reviewBiometricVerification: {
@@ -905,6 +943,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            508: components["responses"]["LoopDetected"];
         };
     };
     editBiometricVerification: {
@@ -928,6 +967,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            508: components["responses"]["LoopDetected"];
         };
     };
     downloadBiometricPdf: {
@@ -944,6 +984,7 @@ export interface operations {
             200: components["responses"]["BiometricVerification"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            508: components["responses"]["LoopDetected"];
         };
     };
     failBiometricVerification: {
@@ -967,6 +1008,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            508: components["responses"]["LoopDetected"];
         };
     };
     createWorkflowCase: {
@@ -989,6 +1031,7 @@ export interface operations {
         responses: {
             201: components["responses"]["WorkflowCase"];
             400: components["responses"]["BadRequest"];
+            508: components["responses"]["LoopDetected"];
         };
     };
     getWorkflowCase: {
@@ -1004,6 +1047,7 @@ export interface operations {
         responses: {
             200: components["responses"]["WorkflowCase"];
             404: components["responses"]["NotFound"];
+            508: components["responses"]["LoopDetected"];
         };
     };
     completeWorkflowCase: {
@@ -1028,6 +1072,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            508: components["responses"]["LoopDetected"];
         };
     };
     downloadEddAsset: {
@@ -1054,6 +1099,7 @@ export interface operations {
                 };
             };
             404: components["responses"]["NotFound"];
+            508: components["responses"]["LoopDetected"];
         };
     };
 }

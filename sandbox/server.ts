@@ -33,6 +33,7 @@ import {
 import { answerCapture, CAPTURES_PREFIX } from "./captures.js";
 import { credentialRefusal } from "../src/server/credentials.js";
 import type { Sandbox } from "./sandbox.js";
+import { loopRefusal } from "./self-address.js";
 import { answerService } from "./service.js";
 import { type Answer, sendAnswer } from "../src/server/answer.js";
 
@@ -146,6 +147,12 @@ export async function serveSandbox(sandbox: Sandbox, options: SandboxServerOptio
   const server = createSafeServer(
     (req, res, target) => {
       const method = (req.method ?? "GET").toUpperCase();
+      // A request the sandbox sent itself came back (a receiver aliased or proxied to it): refused.
+      const loop = loopRefusal(req, target.pathname, CONTROL_PREFIX);
+      if (loop) {
+        sendAnswer(res, method, loop);
+        return log(`${method} (sent by a sandbox) → ${loop.status}`);
+      }
       if (target.pathname === CONTROL_PREFIX || target.pathname.startsWith(`${CONTROL_PREFIX}/`))
         return control(req, res, target, method);
       if (target.pathname.startsWith(`${CAPTURES_PREFIX}/`)) {
@@ -167,5 +174,6 @@ export async function serveSandbox(sandbox: Sandbox, options: SandboxServerOptio
   );
   const listening = await listen(server, options.port ?? 4010, options.host ?? "127.0.0.1");
   sandbox.baseUrl = listening.url;
+  sandbox.listening = { host: listening.host, port: listening.port };
   return listening;
 }

@@ -6,6 +6,7 @@ import { type Delivery, type Receiver, type ReceiverAuth, receiverAuthProblem } 
 import { receiverUrl } from "./control.js";
 import { Sandbox } from "./sandbox.js";
 import { serveSandbox } from "./server.js";
+import { pointsAtSandbox, SELF_RECEIVER } from "./self-address.js";
 import { readState, restoreState, StateFileError, stateSaver } from "./state-file.js";
 
 export interface StartOptions {
@@ -58,6 +59,25 @@ export function parseWebhookAuth(text: string): ReceiverAuth {
   return auth;
 }
 
+/**
+ * Why the sandbox cannot keep the receivers it restored or is given: one pointing at its own
+ * address and port, checked once it listens (only then is its port known). One from --state is
+ * the file's fault, --webhook-url the flag's.
+ */
+function selfReceiverProblem(sandbox: Sandbox, options: StartOptions): Error | undefined {
+  const at = [...sandbox.queue.receivers.values()].findIndex((r) =>
+    pointsAtSandbox(r.url, sandbox.listening),
+  );
+  if (at >= 0 && options.stateFile)
+    return new StateFileError(
+      options.stateFile,
+      `holds a receiver whose url ${SELF_RECEIVER} (at /receivers/${at})`,
+    );
+  if (options.webhookUrl !== undefined && pointsAtSandbox(options.webhookUrl, sandbox.listening))
+    return new Error(`--webhook-url ${SELF_RECEIVER}`);
+  return undefined;
+}
+
 /** Start a sandbox and its server. */
 export async function startSandbox(options: StartOptions = {}): Promise<RunningSandbox> {
   const generated = options.credentials === undefined;
@@ -92,6 +112,13 @@ export async function startSandbox(options: StartOptions = {}): Promise<RunningS
     ...(options.host === undefined ? {} : { host: options.host }),
     ...(options.log ? { log: options.log } : {}),
   });
+  const selfProblem = selfReceiverProblem(sandbox, options);
+  if (selfProblem) {
+    // Nothing of it is saved: the file stays as it was.
+    saver = undefined;
+    await Promise.all([sandbox.close(), server.close()]);
+    throw selfProblem;
+  }
   const already = [...sandbox.queue.receivers.values()].find(
     (r) => r.url === webhookUrl && r.kind === "events",
   );
