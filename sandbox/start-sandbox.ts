@@ -20,6 +20,11 @@ export interface StartSandboxOptions {
   clock?: string | Date;
   /** Real milliseconds before each step of a magic journey (2,000 by default). */
   journeyDelayMs?: number;
+  /**
+   * Keep records, receivers, deliveries and the clock in this file across starts, as `--state`
+   * does. One sandbox per file: a second one on a file a live sandbox holds throws StateLockError.
+   */
+  state?: string;
   /** Told one line per request (method, route template, status); silent by default. */
   log?: (line: string) => void;
 }
@@ -48,6 +53,8 @@ function startTime(clock: string | Date): number {
 
 /**
  * Start a sandbox in this process and resolve once it listens and its receivers are registered.
+ * With `state`, a file it cannot use rejects with StateFileError, one another live sandbox holds
+ * with StateLockError.
  * Its timers hold no handle while idle, but its server does: call `close()` when the tests are done.
  */
 export async function startSandbox(options: StartSandboxOptions = {}): Promise<StartedSandbox> {
@@ -68,6 +75,7 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<S
     ...(shift === 0 ? {} : { realNow: () => Date.now() + shift }),
     ...(options.journeyDelayMs === undefined ? {} : { journeyDelayMs: options.journeyDelayMs }),
     ...(options.log ? { log: options.log } : {}),
+    ...(options.state === undefined ? {} : { stateFile: options.state }),
   });
   let closing: Promise<void> | undefined;
   const close = () => (closing ??= running.close());

@@ -8,6 +8,7 @@ import { Sandbox } from "./sandbox.js";
 import { serveSandbox } from "./server.js";
 import { pointsAtSandbox, SELF_RECEIVER } from "./self-address.js";
 import { readState, restoreState, StateFileError, stateSaver } from "./state-file.js";
+import { lockState, type StateLock } from "./state-lock.js";
 
 export interface StartOptions {
   port?: number;
@@ -60,6 +61,20 @@ export function parseWebhookAuth(text: string): ReceiverAuth {
 }
 
 /**
+ * Start a sandbox and its server. With a state file, the file is locked first (a StateLockError
+ * when another live sandbox holds it) and released when the sandbox stops or fails to start.
+ */
+export async function startSandbox(options: StartOptions = {}): Promise<RunningSandbox> {
+  const lock = options.stateFile === undefined ? undefined : lockState(options.stateFile);
+  try {
+    return await startLocked(options, lock);
+  } catch (error) {
+    lock?.release();
+    throw error;
+  }
+}
+
+/**
  * Why the sandbox cannot keep the receivers it restored or is given: one pointing at its own
  * address and port, checked once it listens (only then is its port known). One from --state is
  * the file's fault, --webhook-url the flag's.
@@ -78,8 +93,8 @@ function selfReceiverProblem(sandbox: Sandbox, options: StartOptions): Error | u
   return undefined;
 }
 
-/** Start a sandbox and its server. */
-export async function startSandbox(options: StartOptions = {}): Promise<RunningSandbox> {
+/** Start a sandbox and its server, its state file (if any) locked already. */
+async function startLocked(options: StartOptions, lock: StateLock | undefined): Promise<RunningSandbox> {
   const generated = options.credentials === undefined;
   const credentials = options.credentials ?? generateCredentials();
   let saver: ReturnType<typeof stateSaver> | undefined;
@@ -139,7 +154,11 @@ export async function startSandbox(options: StartOptions = {}): Promise<RunningS
     server,
     close: async () => {
       await Promise.all([sandbox.close(), server.close()]);
-      saver?.flush();
+      try {
+        saver?.flush();
+      } finally {
+        lock?.release();
+      }
     },
   };
 }
