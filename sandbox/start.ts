@@ -86,7 +86,7 @@ function selfReceiverProblem(sandbox: Sandbox, options: StartOptions): Error | u
   if (at >= 0 && options.stateFile)
     return new StateFileError(
       options.stateFile,
-      `holds a receiver whose url ${SELF_RECEIVER} (at /receivers/${at})`,
+      `holds a receiver whose url points at this sandbox itself, its own address and port, where deliveries would loop (at /receivers/${at})`,
     );
   if (options.webhookUrl !== undefined && pointsAtSandbox(options.webhookUrl, sandbox.listening))
     return new Error(`--webhook-url ${SELF_RECEIVER}`);
@@ -153,8 +153,8 @@ async function startLocked(options: StartOptions, lock: StateLock | undefined): 
     sandbox,
     server,
     close: async () => {
-      await Promise.all([sandbox.close(), server.close()]);
       try {
+        await Promise.all([sandbox.close(), server.close()]);
         saver?.flush();
       } finally {
         lock?.release();

@@ -215,7 +215,7 @@ describe("a receiver pointing back at the sandbox", () => {
       );
       expect(error).toBeInstanceOf(StateFileError);
       expect((error as Error).message).toContain(
-        `state file ${file} holds a receiver whose url must not point`,
+        `state file ${file} holds a receiver whose url points at this sandbox itself`,
       );
       expect((error as Error).message).toContain("(at /receivers/1)");
       expect(readFileSync(file, "utf8")).toBe(before);
