@@ -256,8 +256,8 @@ async function heldPort(): Promise<{ port: number; release: () => Promise<void> 
 }
 
 describe("any graph of receivers pointing back at the sandbox", () => {
-  /** Where an alias leads: receiver n's Test button, a service route or a control route. */
-  const target = fc.oneof(
+  /** Where an alias leads: the Test button of the nth receiver kept, a service route or a control route. */
+  const aliased = fc.oneof(
     fc.nat({ max: 3 }).map((n) => ({ test: n })),
     fc.constantFrom(
       "/api/v2/send_text",
@@ -267,52 +267,80 @@ describe("any graph of receivers pointing back at the sandbox", () => {
       "/_sandbox/deliveries",
     ),
   );
+  /** A URL that names the sandbox's own address and port outright. */
+  const direct = fc.record({
+    direct: fc.constantFrom("127.0.0.1", "127.0.0.2", "localhost", "[::1]", "0.0.0.0"),
+    path: fc.constantFrom("/_sandbox/receivers/rcv_1/test", "/api/v2/send_text", "/_sandbox/clock"),
+  });
+  const receivers = fc.array(
+    fc.oneof(
+      aliased.map((to) => ({ to })),
+      direct,
+    ),
+    { minLength: 1, maxLength: 4 },
+  );
 
   it("ends every Test and every delivery within a bounded number of requests", async () => {
     await fc.assert(
-      fc.asyncProperty(
-        fc.array(target, { minLength: 1, maxLength: 4 }),
-        fc.boolean(),
-        async (targets, fromState) => {
-          let file: string | undefined;
-          if (fromState) {
-            // A state file written as the sandbox writes one, its receivers already pointing at the aliases.
-            file = join(mkdtempSync(join(tmpdir(), "sbx-loop-")), "state.json");
-            const saved = new Sandbox({ credentials: { apiKey: "k", secret: "s" } });
-            targets.forEach((_, i) => saved.queue.addReceiver(`${proxy.url}/${i}`, "events"));
-            writeState(file, saved);
-            await saved.close();
-          }
-          const sbx = await startTestSandbox(file ? { stateFile: file } : {});
-          try {
-            proxy.alias.target = sbx.running.url;
-            const ids = file
-              ? (await sbx.control.receivers()).map((r) => r.id)
-              : await Promise.all(
-                  targets.map(
-                    async (_, i) => (await sbx.control.addReceiver({ url: `${proxy.url}/${i}` })).id,
-                  ),
-                );
-            proxy.alias.routes = targets.map((t) =>
-              typeof t === "string" ? t : `/_sandbox/receivers/${ids[t.test % ids.length]}/test`,
+      fc.asyncProperty(receivers, fc.boolean(), async (graph, fromState) => {
+        const { port, release } = await heldPort();
+        const urlOf = (r: (typeof graph)[number], i: number) =>
+          "direct" in r ? `http://${r.direct}:${port}${r.path}` : `${proxy.url}/${i}`;
+        const options = { port, host: "127.0.0.2" };
+        const routed = graph.flatMap((r, i) => ("to" in r ? [{ to: r.to, i }] : []));
+        let file: string | undefined;
+        if (fromState) {
+          // A state file written as the sandbox writes one, its receivers pointing where drawn.
+          file = join(mkdtempSync(join(tmpdir(), "sbx-loop-")), "state.json");
+          const saved = new Sandbox({ credentials: { apiKey: "k", secret: "s" } });
+          graph.forEach((r, i) => saved.queue.addReceiver(urlOf(r, i), "events"));
+          writeState(file, saved);
+          await saved.close();
+          if (routed.length < graph.length) {
+            await expect(startTestSandbox({ ...options, stateFile: file })).rejects.toBeInstanceOf(
+              StateFileError,
             );
-            proxy.alias.forwarded = 0;
-            // Each Test is one POST, refused at its first hop back.
-            for (const id of ids)
-              expect(await sbx.control.testReceiver(id)).toEqual({ ok: false, status: 508 });
-            expect(proxy.alias.forwarded).toBe(ids.length);
-            // Each delivery: one POST per attempt, every one refused, all of them tried.
-            sbx.running.sandbox.queue.emit("events", "biometricWebhook", "test", "loop", '{"event":"test"}');
-            await sbx.control.advance("PT6H");
-            await until(() => sbx.running.sandbox.queue.list().every((d) => d.status === "failed"));
-            for (const d of sbx.running.sandbox.queue.list())
-              expect(d.attempts.map((a) => a.status)).toEqual(Array(MAX_RETRIES + 1).fill(508));
-            expect(proxy.alias.forwarded).toBe(ids.length * (1 + MAX_RETRIES + 1));
-          } finally {
-            await sbx.running.close();
+            await release();
+            return;
           }
-        },
-      ),
+        }
+        const sbx = await startTestSandbox(file ? { ...options, stateFile: file } : options);
+        try {
+          proxy.alias.target = sbx.running.url;
+          const ids: string[] = [];
+          if (file) for (const r of await sbx.control.receivers()) ids.push(r.id);
+          else
+            for (const [i, r] of graph.entries()) {
+              const added = sbx.control.addReceiver({ url: urlOf(r, i) });
+              if ("to" in r) ids.push((await added).id);
+              else await expect(added).rejects.toMatchObject({ status: 400 });
+            }
+          expect(ids).toHaveLength(routed.length);
+          proxy.alias.routes = [];
+          for (const { to, i } of routed)
+            proxy.alias.routes[i] =
+              typeof to === "string" ? to : `/_sandbox/receivers/${ids[to.test % ids.length]}/test`;
+          proxy.alias.forwarded = 0;
+          // Each Test is one POST, refused at its first hop back.
+          for (const id of ids)
+            expect(await sbx.control.testReceiver(id)).toEqual({ ok: false, status: 508 });
+          expect(proxy.alias.forwarded).toBe(ids.length);
+          // Each delivery: one POST per attempt, every one refused, all of them tried.
+          sbx.running.sandbox.queue.emit("events", "biometricWebhook", "test", "loop", '{"event":"test"}');
+          await sbx.control.advance("PT6H");
+          await until(() => sbx.running.sandbox.queue.list().every((d) => d.status === "failed"));
+          for (const d of sbx.running.sandbox.queue.list())
+            expect(d.attempts.map((a) => a.status)).toEqual(Array(MAX_RETRIES + 1).fill(508));
+          expect(proxy.alias.forwarded).toBe(ids.length * (1 + MAX_RETRIES + 1));
+          // The sandbox saw each of them once, refused, and nothing else it sent.
+          expect(sbx.lines.filter((line) => line.includes("(sent by a sandbox) → 508"))).toHaveLength(
+            proxy.alias.forwarded,
+          );
+        } finally {
+          await sbx.running.close();
+          await release();
+        }
+      }),
       { numRuns: 12 },
     );
   });
