@@ -13,11 +13,11 @@ export class StateLockError extends Error {
   /** The process id holding it, when the lock names one. */
   readonly pid: number | undefined;
 
-  constructor(file: string, pid: number | undefined, lockFile = `${file}.lock`) {
+  /** `message` replaces the one naming the process (when the lock names none, or cannot be made). */
+  constructor(file: string, pid: number | undefined, message?: string) {
     super(
-      pid === undefined
-        ? `state file ${file} is locked by ${lockFile}, which names no process yet (another sandbox is starting on it); if none is, remove ${lockFile}`
-        : `state file ${file} is in use by another sandbox (process ${pid}); stop it, or give this one another state file`,
+      message ??
+        `state file ${file} is in use by another sandbox (process ${pid}); stop it, or give this one another state file`,
     );
     this.name = "StateLockError";
     this.file = file;
@@ -31,22 +31,52 @@ export interface StateLock {
   release(): void;
 }
 
-/** Create `path` holding this process's id, or false when it exists already. */
-function create(path: string): boolean {
+const remove = (path: string): void => {
+  try {
+    unlinkSync(path);
+  } catch {
+    // Gone already.
+  }
+};
+
+/** Create `path` holding this process's id, or false when it exists already; a StateLockError when it cannot be made. */
+function create(file: string, path: string): boolean {
   let fd: number;
   try {
     fd = openSync(path, "wx", 0o600);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "EEXIST") return false;
-    throw error;
+    const code = (error as NodeJS.ErrnoException).code ?? "error";
+    if (code === "EEXIST") return false;
+    throw new StateLockError(
+      file,
+      undefined,
+      `state file ${file} cannot be locked: ${path} cannot be created (${code})`,
+    );
   }
   try {
     writeSync(fd, `${process.pid}\n`);
-  } finally {
+  } catch (error) {
+    // An empty lock would keep every sandbox out: none is left.
     closeSync(fd);
+    remove(path);
+    const code = (error as NodeJS.ErrnoException).code ?? "error";
+    throw new StateLockError(
+      file,
+      undefined,
+      `state file ${file} cannot be locked: ${path} cannot be written (${code})`,
+    );
   }
+  closeSync(fd);
   return true;
 }
+
+/** The refusal of a lock that names no process: being written by a sandbox starting now, or not a lock. */
+const namesNoProcess = (file: string, path: string) =>
+  new StateLockError(
+    file,
+    undefined,
+    `state file ${file} is locked by ${path}, which names no process yet (another sandbox is starting on it); if none is, remove ${path}`,
+  );
 
 /** The process id a lock file holds, or undefined when it holds none (being written, or not a lock). */
 function holder(path: string): number | undefined | "gone" {
@@ -81,17 +111,6 @@ export function isAlive(pid: number): boolean {
   }
 }
 
-const pidOf = (held: number | undefined | "gone"): number | undefined =>
-  typeof held === "number" ? held : undefined;
-
-const remove = (path: string): void => {
-  try {
-    unlinkSync(path);
-  } catch {
-    // Gone already.
-  }
-};
-
 /**
  * Lock `file` for this process, or throw a StateLockError naming the file and the process holding
  * it. A lock whose process is dead is taken over. `alive` is the liveness check (tests pass theirs).
@@ -110,26 +129,30 @@ export function lockState(file: string, alive: (pid: number) => boolean = isAliv
       },
     };
   };
-  if (create(lockFile)) return held();
+  if (create(file, lockFile)) return held();
   const pid = holder(lockFile);
-  if (pid === undefined) throw new StateLockError(file, undefined);
+  if (pid === undefined) throw namesNoProcess(file, lockFile);
   if (pid !== "gone" && alive(pid)) throw new StateLockError(file, pid);
   // Stale (or removed just now): one starting sandbox at a time takes it over.
   const takeover = `${lockFile}.takeover`;
-  if (!create(takeover)) {
+  if (!create(file, takeover)) {
     const other = holder(takeover);
     // Left by a sandbox that died taking over: removed, and taken once more.
     const stale = typeof other === "number" && !alive(other);
     if (stale) remove(takeover);
-    if (!stale || !create(takeover)) throw new StateLockError(file, pidOf(other), takeover);
+    if (!stale || !create(file, takeover))
+      throw typeof other === "number" ? new StateLockError(file, other) : namesNoProcess(file, takeover);
   }
   try {
     // Read again under the takeover lock: another sandbox may have taken it over meanwhile.
     const now = holder(lockFile);
-    if (now === undefined) throw new StateLockError(file, undefined);
+    if (now === undefined) throw namesNoProcess(file, lockFile);
     if (now !== "gone" && alive(now)) throw new StateLockError(file, now);
     remove(lockFile);
-    if (!create(lockFile)) throw new StateLockError(file, pidOf(holder(lockFile)));
+    if (!create(file, lockFile)) {
+      const taken = holder(lockFile);
+      throw typeof taken === "number" ? new StateLockError(file, taken) : namesNoProcess(file, lockFile);
+    }
     return held();
   } finally {
     remove(takeover);

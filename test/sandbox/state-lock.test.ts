@@ -78,6 +78,15 @@ describe("lockState", () => {
     }
   });
 
+  it("says so when the lock cannot be made (no such folder), naming the file and the error's code", () => {
+    const file = join(stateFile(), "..", "missing", "state.json");
+    const error = refusal(() => lockState(file));
+    expect(error).toBeInstanceOf(StateLockError);
+    expect((error as Error).message).toBe(
+      `state file ${file} cannot be locked: ${file}.lock cannot be created (ENOENT)`,
+    );
+  });
+
   it("never writes through a symlink planted at the lock's name", () => {
     const file = stateFile();
     const target = join(file, "..", "elsewhere");
