@@ -453,7 +453,7 @@ export interface components {
     schemas: {
         ControlError: {
             /** @enum {string} */
-            error_code: "BAD_REQUEST" | "NOT_FOUND" | "INVALID_TRANSITION" | "LIMIT_REACHED" | "METHOD_NOT_ALLOWED" | "TOO_LARGE" | "SANDBOX_ERROR";
+            error_code: "BAD_REQUEST" | "NOT_FOUND" | "INVALID_TRANSITION" | "LIMIT_REACHED" | "LOOP_DETECTED" | "METHOD_NOT_ALLOWED" | "TOO_LARGE" | "SANDBOX_ERROR";
             message: string;
         };
         ControlIndex: {
@@ -608,7 +608,7 @@ export interface components {
         };
     };
     responses: {
-        /** @description The request is malformed (not JSON, a member missing or of the wrong type, a bad duration or URL); the message says what and where. */
+        /** @description The request is malformed (not JSON, a member missing or of the wrong type, a bad duration or URL, a receiver URL that names the sandbox's own address and port); the message says what and where. */
         BadRequest: {
             headers: {
                 [name: string]: unknown;
@@ -628,6 +628,20 @@ export interface components {
         };
         /** @description The record is not in a state that allows this transition; the message names the state. */
         Conflict: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ControlError"];
+            };
+        };
+        /**
+         * @description The request carries the `Idv-Sandbox-Sent` header, which the sandbox puts on every request
+         *     it sends (deliveries and the Test button): a receiver points back at a sandbox through an
+         *     alias or a proxy. Refused on every route (error_code `LOOP_DETECTED`; the service's routes
+         *     answer in the operation's error shape), so that such calls cannot loop.
+         */
+        LoopDetected: {
             headers: {
                 [name: string]: unknown;
             };
@@ -682,6 +696,7 @@ export interface operations {
                     "application/json": components["schemas"]["ControlIndex"];
                 };
             };
+            508: components["responses"]["LoopDetected"];
         };
     };
     getClock: {
@@ -702,6 +717,7 @@ export interface operations {
                     "application/json": components["schemas"]["Clock"];
                 };
             };
+            508: components["responses"]["LoopDetected"];
         };
     };
     advanceClock: {
@@ -727,6 +743,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            508: components["responses"]["LoopDetected"];
         };
     };
     settleDeliveries: {
@@ -747,6 +764,7 @@ export interface operations {
                     "application/json": components["schemas"]["Settled"];
                 };
             };
+            508: components["responses"]["LoopDetected"];
         };
     };
     listReceivers: {
@@ -769,6 +787,7 @@ export interface operations {
                     };
                 };
             };
+            508: components["responses"]["LoopDetected"];
         };
     };
     createReceiver: {
@@ -806,6 +825,7 @@ export interface operations {
                     "application/json": components["schemas"]["ControlError"];
                 };
             };
+            508: components["responses"]["LoopDetected"];
         };
     };
     deleteReceiver: {
@@ -827,6 +847,7 @@ export interface operations {
                 content?: never;
             };
             404: components["responses"]["NotFound"];
+            508: components["responses"]["LoopDetected"];
         };
     };
     testReceiver: {
@@ -850,7 +871,20 @@ export interface operations {
                 };
             };
             404: components["responses"]["NotFound"];
-            409: components["responses"]["Conflict"];
+            /**
+             * @description The receiver is a `workflow` receiver, which has no Test button (error_code
+             *     `INVALID_TRANSITION`), or its url points at the sandbox's own address and port
+             *     (`LOOP_DETECTED`).
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ControlError"];
+                };
+            };
+            508: components["responses"]["LoopDetected"];
         };
     };
     listDeliveries: {
@@ -880,6 +914,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            508: components["responses"]["LoopDetected"];
         };
     };
     getDelivery: {
@@ -903,6 +938,7 @@ export interface operations {
                 };
             };
             404: components["responses"]["NotFound"];
+            508: components["responses"]["LoopDetected"];
         };
     };
     replayDelivery: {
@@ -927,6 +963,7 @@ export interface operations {
             };
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            508: components["responses"]["LoopDetected"];
         };
     };
     getBiometricVerification: {
@@ -950,6 +987,7 @@ export interface operations {
                 };
             };
             404: components["responses"]["NotFound"];
+            508: components["responses"]["LoopDetected"];
         };
     };
     completeBiometricVerification: {
@@ -974,6 +1012,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            508: components["responses"]["LoopDetected"];
         };
     };
     pendBiometricVerification: {
@@ -990,6 +1029,7 @@ export interface operations {
             200: components["responses"]["BiometricVerification"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            508: components["responses"]["LoopDetected"];
         };
     };
     reviewBiometricVerification: {
@@ -1014,6 +1054,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            508: components["responses"]["LoopDetected"];
         };
     };
     editBiometricVerification: {
@@ -1037,6 +1078,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            508: components["responses"]["LoopDetected"];
         };
     };
     downloadBiometricPdf: {
@@ -1053,6 +1095,7 @@ export interface operations {
             200: components["responses"]["BiometricVerification"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            508: components["responses"]["LoopDetected"];
         };
     };
     failBiometricVerification: {
@@ -1076,6 +1119,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            508: components["responses"]["LoopDetected"];
         };
     };
     createWorkflowCase: {
@@ -1098,6 +1142,7 @@ export interface operations {
         responses: {
             201: components["responses"]["WorkflowCase"];
             400: components["responses"]["BadRequest"];
+            508: components["responses"]["LoopDetected"];
         };
     };
     getWorkflowCase: {
@@ -1113,6 +1158,7 @@ export interface operations {
         responses: {
             200: components["responses"]["WorkflowCase"];
             404: components["responses"]["NotFound"];
+            508: components["responses"]["LoopDetected"];
         };
     };
     completeWorkflowCase: {
@@ -1137,6 +1183,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            508: components["responses"]["LoopDetected"];
         };
     };
     downloadEddAsset: {
@@ -1163,6 +1210,7 @@ export interface operations {
                 };
             };
             404: components["responses"]["NotFound"];
+            508: components["responses"]["LoopDetected"];
         };
     };
 }

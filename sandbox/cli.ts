@@ -7,6 +7,7 @@ import { parseArgs } from "node:util";
 import { closeOnSignals, parsePort, reportStartError } from "../src/server/index.js";
 import { parseWebhookAuth, startSandbox } from "./start.js";
 import { StateFileError } from "./state-file.js";
+import { StateLockError } from "./state-lock.js";
 
 const FLAGS = ["port", "host", "key", "secret", "webhook-url", "webhook-auth", "state"] as const;
 /** Flags without a value: how the first line is written for a script to read. */
@@ -91,7 +92,7 @@ try {
   if (webhookUrl) console.log("Webhook receiver registered for biometric and EDD events.");
   if (stateFile) console.log("State is kept in the --state file.");
 } catch (error) {
-  if (error instanceof StateFileError) {
+  if (error instanceof StateFileError || error instanceof StateLockError) {
     console.error(`sandbox: ${error.message}`);
     process.exit(2);
   }

@@ -15,6 +15,7 @@ import {
   receiverAuthProblem,
 } from "./deliveries.js";
 import { parseDuration } from "./duration.js";
+import { pointsAtSandbox, SELF_RECEIVER } from "./self-address.js";
 import type { Answer } from "./service.js";
 import type { Sandbox, WorkflowCase } from "./sandbox.js";
 import type { operations } from "../generated/sandbox-control-types.js";
@@ -185,6 +186,7 @@ const handlers: {
     } catch (e) {
       return invalidMember("/url", (e as Error).message);
     }
+    if (pointsAtSandbox(url, sandbox.listening)) return invalidMember("/url", SELF_RECEIVER);
     // Checked now, not at each delivery, by the rule the CLI and the state file use too.
     const authProblem = value.auth === undefined ? undefined : receiverAuthProblem(value.auth);
     if (authProblem) return invalidMember(`/auth${authProblem.member}`, authProblem.why);
@@ -211,6 +213,8 @@ const handlers: {
     if (!receiver) return controlError(404, "NOT_FOUND", "No receiver has this id.");
     if (receiver.kind !== "events")
       return controlError(409, "INVALID_TRANSITION", "Only an events receiver has a Test button.");
+    if (pointsAtSandbox(receiver.url, sandbox.listening))
+      return controlError(409, "LOOP_DETECTED", `The receiver's url ${SELF_RECEIVER}.`);
     return ok(await sandbox.queue.test(receiver, TEST_EVENT));
   },
   listDeliveries: ({ sandbox, query }) => {

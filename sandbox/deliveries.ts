@@ -11,6 +11,7 @@ import { ATTEMPT_BYTES, DeliveryLog, Fanout, id, MAX_RETRIES, webhookId } from "
 import { MAX_ANSWER_BYTES, type PostInFlight, postOnce } from "./delivery-post.js";
 import { DeliverySender } from "./delivery-sender.js";
 import { SettleWaits } from "./delivery-settle.js";
+import { SENT_BY_SANDBOX } from "./self-address.js";
 
 export { MAX_ANSWER_BYTES };
 
@@ -488,7 +489,9 @@ export class DeliveryQueue {
    * sandbox): an attempt's from the delivery thread on its receiver's kept connections, the Test
    * button's from here on a connection of its own.
    */
-  private async post(url: string, headers: Record<string, string>, body: string, receiverId?: string) {
+  private async post(url: string, given: Record<string, string>, body: string, receiverId?: string) {
+    // Marked, so that the sandbox refuses it should an alias or a proxy bring it back there.
+    const headers = { ...given, [SENT_BY_SANDBOX]: "1" };
     const post =
       receiverId === undefined
         ? postOnce(url, headers, body, this.timeoutMs)

@@ -15,3 +15,5 @@ export {
 } from "./control-client.js";
 export { BIOMETRIC_MAGIC, biometricJourney, type Journey } from "./magic.js";
 export { type StartedSandbox, startSandbox, type StartSandboxOptions } from "./start-sandbox.js";
+export { StateFileError } from "./state-file.js";
+export { StateLockError } from "./state-lock.js";

@@ -10,6 +10,7 @@ import { type Timer, VirtualClock } from "./clock.js";
 import type { Credentials } from "../src/server/credentials.js";
 import { type Channel, DeliveryQueue, type Delivery, type Receiver } from "./deliveries.js";
 import type { KybRecord, ManualRecord, PepRecord, PropertyRecord } from "./products.js";
+import type { ListeningOn } from "./self-address.js";
 
 // Bodies and records are JSON the contract's schemas describe.
 type Json = any;
@@ -79,6 +80,8 @@ export class Sandbox {
   baseUrl = "http://127.0.0.1:4010";
   /** The path the docs site of this version is served under (`/docs/`), or null (set once listening). */
   docsPath: string | null = null;
+  /** The address and port its server is bound to (set once listening): receivers may not point there. */
+  listening: ListeningOn | undefined;
 
   constructor(private readonly options: SandboxOptions) {
     this.credentials = options.credentials;

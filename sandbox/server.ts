@@ -35,6 +35,7 @@ import {
 import { answerCapture, CAPTURES_PREFIX } from "./captures.js";
 import { credentialRefusal } from "../src/server/credentials.js";
 import type { Sandbox } from "./sandbox.js";
+import { loopRefusal } from "./self-address.js";
 import { answerService } from "./service.js";
 import { type Answer, sendAnswer } from "../src/server/answer.js";
 import { staticFiles } from "../src/server/static-files.js";
@@ -166,6 +167,12 @@ export async function serveSandbox(sandbox: Sandbox, options: SandboxServerOptio
   const server = createSafeServer(
     (req, res, target) => {
       const method = (req.method ?? "GET").toUpperCase();
+      // A request the sandbox sent itself came back (a receiver aliased or proxied to it): refused.
+      const loop = loopRefusal(req, target.pathname, CONTROL_PREFIX);
+      if (loop) {
+        sendAnswer(res, method, loop);
+        return log(`${method} (sent by a sandbox) → ${loop.status}`);
+      }
       if (target.pathname === "/docs" || target.pathname.startsWith(DOCS_PREFIX)) {
         if (!docs)
           return sendAnswer(res, method, controlError(404, "NOT_FOUND", "This sandbox serves no docs site."));
@@ -198,5 +205,6 @@ export async function serveSandbox(sandbox: Sandbox, options: SandboxServerOptio
   const listening = await listen(server, options.port ?? 4010, options.host ?? "127.0.0.1");
   sandbox.baseUrl = listening.url;
   sandbox.docsPath = docs ? DOCS_PREFIX : null;
+  sandbox.listening = { host: listening.host, port: listening.port };
   return listening;
 }

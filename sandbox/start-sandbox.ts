@@ -25,6 +25,11 @@ export interface StartSandboxOptions {
    * default): what `advance()` and `settled()` wait at most for one attempt.
    */
   deliveryTimeoutMs?: number;
+  /**
+   * Keep records, receivers, deliveries and the clock in this file across starts, as `--state`
+   * does. One sandbox per file: a second one on a file a live sandbox holds throws StateLockError.
+   */
+  state?: string;
   /** Told one line per request (method, route template, status); silent by default. */
   log?: (line: string) => void;
 }
@@ -53,6 +58,8 @@ function startTime(clock: string | Date): number {
 
 /**
  * Start a sandbox in this process and resolve once it listens and its receivers are registered.
+ * With `state`, a file it cannot use rejects with StateFileError, one another live sandbox holds
+ * with StateLockError.
  * Its timers hold no handle while idle, but its server does: call `close()` when the tests are done.
  */
 export async function startSandbox(options: StartSandboxOptions = {}): Promise<StartedSandbox> {
@@ -77,6 +84,7 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<S
     ...(options.journeyDelayMs === undefined ? {} : { journeyDelayMs: options.journeyDelayMs }),
     ...(options.deliveryTimeoutMs === undefined ? {} : { deliveryTimeoutMs: options.deliveryTimeoutMs }),
     ...(options.log ? { log: options.log } : {}),
+    ...(options.state === undefined ? {} : { stateFile: options.state }),
   });
   let closing: Promise<void> | undefined;
   const close = () => (closing ??= running.close());

@@ -6,7 +6,9 @@ import { type Delivery, type Receiver, type ReceiverAuth, receiverAuthProblem } 
 import { receiverUrl } from "./control.js";
 import { Sandbox } from "./sandbox.js";
 import { serveSandbox } from "./server.js";
+import { pointsAtSandbox, SELF_RECEIVER } from "./self-address.js";
 import { readState, restoreState, StateFileError, stateSaver } from "./state-file.js";
+import { lockState, type StateLock } from "./state-lock.js";
 
 export interface StartOptions {
   port?: number;
@@ -58,8 +60,41 @@ export function parseWebhookAuth(text: string): ReceiverAuth {
   return auth;
 }
 
-/** Start a sandbox and its server. */
+/**
+ * Start a sandbox and its server. With a state file, the file is locked first (a StateLockError
+ * when another live sandbox holds it) and released when the sandbox stops or fails to start.
+ */
 export async function startSandbox(options: StartOptions = {}): Promise<RunningSandbox> {
+  const lock = options.stateFile === undefined ? undefined : lockState(options.stateFile);
+  try {
+    return await startLocked(options, lock);
+  } catch (error) {
+    lock?.release();
+    throw error;
+  }
+}
+
+/**
+ * Why the sandbox cannot keep the receivers it restored or is given: one pointing at its own
+ * address and port, checked once it listens (only then is its port known). One from --state is
+ * the file's fault, --webhook-url the flag's.
+ */
+function selfReceiverProblem(sandbox: Sandbox, options: StartOptions): Error | undefined {
+  const at = [...sandbox.queue.receivers.values()].findIndex((r) =>
+    pointsAtSandbox(r.url, sandbox.listening),
+  );
+  if (at >= 0 && options.stateFile)
+    return new StateFileError(
+      options.stateFile,
+      `holds a receiver whose url points at this sandbox itself, its own address and port, where deliveries would loop (at /receivers/${at})`,
+    );
+  if (options.webhookUrl !== undefined && pointsAtSandbox(options.webhookUrl, sandbox.listening))
+    return new Error(`--webhook-url ${SELF_RECEIVER}`);
+  return undefined;
+}
+
+/** Start a sandbox and its server, its state file (if any) locked already. */
+async function startLocked(options: StartOptions, lock: StateLock | undefined): Promise<RunningSandbox> {
   const generated = options.credentials === undefined;
   const credentials = options.credentials ?? generateCredentials();
   let saver: ReturnType<typeof stateSaver> | undefined;
@@ -92,6 +127,13 @@ export async function startSandbox(options: StartOptions = {}): Promise<RunningS
     ...(options.host === undefined ? {} : { host: options.host }),
     ...(options.log ? { log: options.log } : {}),
   });
+  const selfProblem = selfReceiverProblem(sandbox, options);
+  if (selfProblem) {
+    // Nothing of it is saved: the file stays as it was.
+    saver = undefined;
+    await Promise.all([sandbox.close(), server.close()]);
+    throw selfProblem;
+  }
   const already = [...sandbox.queue.receivers.values()].find(
     (r) => r.url === webhookUrl && r.kind === "events",
   );
@@ -111,8 +153,12 @@ export async function startSandbox(options: StartOptions = {}): Promise<RunningS
     sandbox,
     server,
     close: async () => {
-      await Promise.all([sandbox.close(), server.close()]);
-      saver?.flush();
+      try {
+        await Promise.all([sandbox.close(), server.close()]);
+        saver?.flush();
+      } finally {
+        lock?.release();
+      }
     },
   };
 }
