@@ -67,14 +67,11 @@ async function redirected(
   return next;
 }
 
-/** Send one request; a network failure rejects as an IdvConnectionError naming its host. */
-function send(fetch: Fetch, request: Request, init: RequestInit, call: CallScope): Promise<Response> {
-  call.url = request.url;
-  return fetch(request, init).catch((error: unknown) => {
-    // The caller's abort or the deadline's is their own error, whatever its type.
-    if (request.signal.aborted || init.signal?.aborted) throw error;
-    throw asConnectionError(error, request.url, call.where);
-  });
+/** The error a request's fetch rejected with, a network failure as an IdvConnectionError naming its host. */
+function sendError(error: unknown, request: Request, init: RequestInit, call: CallScope): unknown {
+  // The caller's abort or the deadline's is their own error, whatever its type.
+  if (request.signal.aborted || init.signal?.aborted) return error;
+  return asConnectionError(error, request.url, call.where);
 }
 
 /**
@@ -92,12 +89,18 @@ export function sendFollowingRedirects(
   // The client's transport already asks for "manual"; a caller's own fetch is asked here.
   const ext = init?.redirect === "manual" ? init : { ...init, redirect: "manual" as const };
   // Most answers are no redirect: they go back without another promise.
-  return send(fetch, first, ext, call).then((response) => {
-    call.status = response.status;
-    return isRedirect(response.status) || response.type === "opaqueredirect"
-      ? follow(fetch, first, ext, call, resign, response)
-      : response;
-  });
+  call.url = first.url;
+  return fetch(first, ext).then(
+    (response) => {
+      call.status = response.status;
+      return isRedirect(response.status) || response.type === "opaqueredirect"
+        ? follow(fetch, first, ext, call, resign, response)
+        : response;
+    },
+    (error: unknown) => {
+      throw sendError(error, first, ext, call);
+    },
+  );
 }
 
 /** Follow the redirect `answer` asks for, and any after it, within the request's origin. */
@@ -113,7 +116,10 @@ async function follow(
   let response = answer;
   for (let hops = 0; ; hops++) {
     if (hops > 0) {
-      response = await send(fetch, request, ext, call);
+      call.url = request.url;
+      response = await fetch(request, ext).catch((error: unknown) => {
+        throw sendError(error, request, ext, call);
+      });
       call.status = response.status;
     }
     const { status } = response;
