@@ -86,3 +86,6 @@ export const operations = {
     GET: {"auth":"v4","binary":["application/pdf"]},
   },
 } as const;
+
+/** Every error code the contract names (error_type of shape A, error_code of shape B). */
+export const errorCodes: readonly string[] = ["ALREADY_ARCHIVED","ASSET_FAILED","AUTHENTICATION","AUTHORIZATION","AUTH_FAILED","CRED_AT_RISK","FILE_SIZE_TOO_BIG","FORBIDDEN","NOT_COMPLETED","NOT_CREATED","NOT_FOUND","NO_FILE_UPLOADED","SMS_FAIL","SYSTEM","VALIDATION","VALIDATION_FAILED"];

@@ -2045,6 +2045,18 @@ export interface components {
                 };
             };
         };
+        /** @description The request is invalid (`VALIDATION`): the export takes an empty JSON object, and the body is missing, names a member, or is not JSON. `validation_errors` names the member that is not permitted, or holds the message under `base`. */
+        ExportRequestInvalid: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ManualVerificationError"] & {
+                    /** @enum {unknown} */
+                    error_type?: "VALIDATION";
+                };
+            };
+        };
         /** @description The SMS could not be sent because the phone number or medium is invalid (`SMS_FAIL`), or credentials were sent from a browser script (`CRED_AT_RISK`). */
         SmsFailed: {
             headers: {
@@ -2258,6 +2270,7 @@ export interface operations {
             401: components["responses"]["ManualUnauthorized"];
             403: components["responses"]["ManualForbidden"];
             404: components["responses"]["ManualNotFound"];
+            422: components["responses"]["ExportRequestInvalid"];
             500: components["responses"]["ManualServerError"];
         };
     };

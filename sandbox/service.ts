@@ -76,6 +76,14 @@ const intId = (raw: string | undefined): number | undefined => {
 /** The longest asset file name kept (a common file-system limit); a longer one keeps its end, extension included. */
 const MAX_FILE_NAME = 255;
 
+/** The extension given to a file uploaded without a name, by its part's media type. */
+const UNNAMED_EXTENSIONS = new Map([
+  ["image/png", ".png"],
+  ["image/jpeg", ".jpg"],
+  ["text/plain", ".txt"],
+  ["application/pdf", ".pdf"],
+]);
+
 /** Assets a case lists at most; past it the oldest is forgotten (the contract's upload has no error for "too many"). */
 const MAX_ASSETS_PER_CASE = 100;
 
@@ -307,10 +315,12 @@ const handlers: { readonly [Id in ServiceOperationId]: (c: ServiceContext) => An
     const record = id === undefined ? undefined : sandbox.edd.get(id);
     if (!record) return notFound(op, "EDD case");
     const parts = formParts({ kind: "bytes", bytes: req.body }, multipartBoundary(req.contentType)) ?? [];
-    const part = parts.find((p) => p.name === "file" && p.fileName !== undefined);
+    const part = parts.find((p) => p.name === "file");
     const uploaded = part?.fileName === undefined ? undefined : uploadedName(part.fileName);
+    // A file sent without a name (its type named an accepted format) is named after that format.
+    const unnamed = `upload${UNNAMED_EXTENSIONS.get(part?.contentType ?? "") ?? ""}`;
     // The name is kept, its length is not the uploader's to choose: the record budget does not count it.
-    const fileName = (uploaded || "upload").replace(/[\\/]/g, "_").slice(-MAX_FILE_NAME);
+    const fileName = (uploaded || unnamed).replace(/[\\/]/g, "_").slice(-MAX_FILE_NAME);
     const assetId = sandbox.nextId("asset");
     if (part?.bytes) sandbox.assetFiles.put(assetId, part.bytes, part.contentType, fileName);
     record.assets.push({

@@ -1,5 +1,6 @@
 // The package's entry point: the typed client of the identity-verification service.
 export type { components, operations, paths, webhooks } from "../generated/types.js";
+export { IdvConnectionError } from "./client/connection.js";
 export { filenameFromContentDisposition } from "./client/content-disposition.js";
 export { type ClientOptions, createClient, type IdvClient } from "./client/create-client.js";
 export {

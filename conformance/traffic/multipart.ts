@@ -6,6 +6,16 @@ export function multipartBoundary(contentType: string | undefined): string | und
   return match?.[1] ?? match?.[2];
 }
 
+/** A Content-Disposition parameter's value, quoted or a bare token (`filename=scan.pdf`); undefined if absent. */
+function parameter(disposition: string, key: "name" | "filename"): string | undefined {
+  const match = PARAMETERS[key].exec(disposition);
+  return match ? (match[1] ?? match[2]) : undefined;
+}
+const PARAMETERS = {
+  name: /;\s*name=(?:"([^"]*)"|([^;\s"]+))/i,
+  filename: /;\s*filename=(?:"([^"]*)"|([^;\s"]+))/i,
+};
+
 /** The most parts a form is read with: the contract's uploads have one; each part costs heap. */
 export const MAX_FORM_PARTS = 1_000;
 
@@ -32,9 +42,9 @@ export function formParts(body: RecordedBody, boundary: string | undefined): For
     if (split < 0) return undefined;
     const head = chunk.subarray(0, split).toString("latin1");
     const disposition = /content-disposition:[^\r\n]*/i.exec(head)?.[0] ?? "";
-    const name = /\bname="([^"]*)"/i.exec(disposition)?.[1];
+    const name = parameter(disposition, "name");
     if (name === undefined || parts.length >= MAX_FORM_PARTS) return undefined;
-    const fileName = /\bfilename="([^"]*)"/i.exec(disposition)?.[1];
+    const fileName = parameter(disposition, "filename");
     const type = /content-type:\s*([^\r\n;]+)/i.exec(head)?.[1]?.trim().toLowerCase();
     // The value ends before the CRLF that precedes the next delimiter.
     const size = Math.max(0, chunk.length - split - 4 - 2);

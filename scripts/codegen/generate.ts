@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { commentHeader } from "../lib/generated-header.js";
 import { fromRoot } from "../lib/paths.js";
 import { renderManifest } from "./manifest.js";
-import { operationFacts, renderOperationFacts } from "./operation-facts.js";
+import { errorCodes, operationFacts, renderOperationFacts } from "./operation-facts.js";
 import { generateTypes } from "./types.js";
 
 const CONTRACT = "generated/openapi.json";
@@ -22,7 +22,7 @@ export async function generateClientFiles(contractText = readFileSync(fromRoot(C
   }
   const header = commentHeader("//", CONTRACT, COMMAND);
   const types = header + (await generateTypes(document));
-  const operations = `${header}\n${renderOperationFacts(operationFacts(document))}`;
+  const operations = `${header}\n${renderOperationFacts(operationFacts(document), errorCodes(document))}`;
   const manifest = renderManifest({
     source: CONTRACT,
     sourceText: contractText,

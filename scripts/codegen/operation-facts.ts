@@ -121,8 +121,34 @@ export function operationFacts(document: Json): Record<string, OperationFacts> {
   return out;
 }
 
+const CODE_MEMBERS = ["error_type", "error_code"];
+
+/**
+ * Every error code the contract names (an `enum` or `const` of `error_type` or `error_code` in any
+ * schema), sorted: the codes the client may quote in its messages, as no request value can be one.
+ */
+export function errorCodes(document: Json): string[] {
+  const codes = new Set<string>();
+  const seen = new Set<object>();
+  const visit = (node: Json, depth: number): void => {
+    if (node === null || typeof node !== "object" || seen.has(node) || depth > 64) return;
+    seen.add(node);
+    const properties = node.properties;
+    if (properties && typeof properties === "object" && !Array.isArray(properties)) {
+      for (const member of CODE_MEMBERS) {
+        const schema = properties[member];
+        const values = [...(Array.isArray(schema?.enum) ? schema.enum : []), schema?.const];
+        for (const value of values) if (typeof value === "string") codes.add(value);
+      }
+    }
+    for (const child of Object.values<Json>(node)) visit(child, depth + 1);
+  };
+  visit(document, 0);
+  return [...codes].sort();
+}
+
 /** The body of generated/operations.ts (without its header): what the client runtime reads of each operation. */
-export function renderOperationFacts(facts: Record<string, OperationFacts>): string {
+export function renderOperationFacts(facts: Record<string, OperationFacts>, codes: string[]): string {
   // Indexed by path, then method, as the runtime looks a call up. One line per operation, with the
   // operationId as a doc comment; empty facts are left out (the runtime reads them as absent).
   const byPath = new Map<string, string[]>();
@@ -148,5 +174,8 @@ export function renderOperationFacts(facts: Record<string, OperationFacts>): str
 export const operations = {
 ${entries.join("\n")}
 } as const;
+
+/** Every error code the contract names (error_type of shape A, error_code of shape B). */
+export const errorCodes: readonly string[] = ${JSON.stringify(codes)};
 `;
 }

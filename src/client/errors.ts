@@ -1,3 +1,4 @@
+import { errorCodes } from "../../generated/operations.js";
 import type { components } from "../../generated/types.js";
 
 /** Shape A: the error body of manual verification (v2). */
@@ -38,6 +39,15 @@ export function apiError<E>(result: { error?: E; response: Response }): ApiError
 /** The call each answer of the client belongs to, as `unwrap` names it: never a path the service chose. */
 export const callOf = new WeakMap<Response, string>();
 
+// The codes the contract names: only these are quoted, as no request value can be one of them.
+const KNOWN_CODES = new Set(errorCodes);
+
+/** What follows the status in a message: the contract's code, or the client's own message. */
+function detail(error: ApiError<unknown>): string {
+  if (error.shape === "unknown") return `: ${error.message}`;
+  return typeof error.code === "string" && KNOWN_CODES.has(error.code) ? ` ${error.code}` : "";
+}
+
 /** Thrown by the helpers (and unwrap) when the service answers with an error. */
 export class ApiRequestError<E = ManualVerificationError | ServiceError> extends Error {
   override name = "ApiRequestError";
@@ -46,11 +56,9 @@ export class ApiRequestError<E = ManualVerificationError | ServiceError> extends
     readonly error: ApiError<E>,
     where: string,
   ) {
-    // The service's message and code may quote what the request sent (personal data, such as a document
-    // number as a code): they stay in `error`. Only the client's own messages (shape "unknown") are quoted.
-    super(
-      `${where} failed with HTTP ${error.status}${error.shape === "unknown" ? `: ${error.message}` : ""}`,
-    );
+    // The service's message, and a code the contract does not name, may quote what the request sent
+    // (personal data, such as a document number as a code): they stay in `error`.
+    super(`${where} failed with HTTP ${error.status}${detail(error as ApiError<unknown>)}`);
     this.status = error.status;
   }
 }

@@ -1,5 +1,6 @@
 // Redirects are followed by the client, not by fetch: fetch keeps every header but Authorization and
 // Cookie when a redirect names another host, so the service's own credentials would travel with it.
+import { asConnectionError } from "./connection.js";
 import { type ApiError, ApiRequestError } from "./errors.js";
 import { SigningRequest } from "./signing-request.js";
 import type { Fetch } from "./transport.js";
@@ -10,6 +11,8 @@ export interface CallScope {
   readonly where: string;
   /** The status of the answer the call got, once it has one. */
   status?: number;
+  /** The URL of the request last sent, whose host a connection error names. */
+  url?: string;
   /**
    * Set when an answer arrives: stops its attempt's deadline once the body has been read. A function
    * bound to the timer alone: a closure made in the attempt kept each request alive into the old
@@ -64,6 +67,13 @@ async function redirected(
   return next;
 }
 
+/** The error a request's fetch rejected with, a network failure as an IdvConnectionError naming its host. */
+function sendError(error: unknown, request: Request, init: RequestInit, call: CallScope): unknown {
+  // The caller's abort or the deadline's is their own error, whatever its type.
+  if (request.signal.aborted || init.signal?.aborted) return error;
+  return asConnectionError(error, request.url, call.where);
+}
+
 /**
  * Send with `redirect: "manual"` and follow redirects within the request's own origin, re-signing each
  * hop. A redirect to another origin (host, port or scheme) is refused with an ApiRequestError naming the
@@ -79,12 +89,18 @@ export function sendFollowingRedirects(
   // The client's transport already asks for "manual"; a caller's own fetch is asked here.
   const ext = init?.redirect === "manual" ? init : { ...init, redirect: "manual" as const };
   // Most answers are no redirect: they go back without another promise.
-  return fetch(first, ext).then((response) => {
-    call.status = response.status;
-    return isRedirect(response.status) || response.type === "opaqueredirect"
-      ? follow(fetch, first, ext, call, resign, response)
-      : response;
-  });
+  call.url = first.url;
+  return fetch(first, ext).then(
+    (response) => {
+      call.status = response.status;
+      return isRedirect(response.status) || response.type === "opaqueredirect"
+        ? follow(fetch, first, ext, call, resign, response)
+        : response;
+    },
+    (error: unknown) => {
+      throw sendError(error, first, ext, call);
+    },
+  );
 }
 
 /** Follow the redirect `answer` asks for, and any after it, within the request's origin. */
@@ -100,7 +116,10 @@ async function follow(
   let response = answer;
   for (let hops = 0; ; hops++) {
     if (hops > 0) {
-      response = await fetch(request, ext);
+      call.url = request.url;
+      response = await fetch(request, ext).catch((error: unknown) => {
+        throw sendError(error, request, ext, call);
+      });
       call.status = response.status;
     }
     const { status } = response;

@@ -1,16 +1,16 @@
 // When a call of the client is over: its body read (openapi-fetch parses it before answering), or its
 // streamed body read to the end. The attempt's deadline runs until then, and can fail the call first.
+import { asConnectionError, scrubbed } from "./connection.js";
 import { callOf } from "./errors.js";
 import type { CallScope } from "./redirects.js";
 
 type Result = { data?: unknown; error?: unknown; response: Response };
 
-/** A fetch error without the bytes undici's HTTP parser failed on (`data`: the service's, maybe personal data). */
-function scrubbed(error: unknown): unknown {
-  // fetch's own errors hold it in their cause ("fetch failed", "terminated").
-  const cause = (error as Error | null)?.cause as Error | undefined;
-  if (cause?.name === "HTTPParserError") Reflect.deleteProperty(cause, "data");
-  return error;
+/** The error of a body read: a connection that broke off (fetch's "terminated") names its host. */
+function bodyError(error: unknown, call: CallScope): unknown {
+  const cause = (error as { cause?: unknown } | null)?.cause;
+  const broke = error instanceof TypeError && typeof (cause as { code?: unknown } | null)?.code === "string";
+  return broke && call.url ? asConnectionError(error, call.url, call.where) : scrubbed(error);
 }
 
 /** The error a call rejects with: a JSON parser's message quotes the body, so it is replaced. */
@@ -18,7 +18,7 @@ function callError(error: unknown, call: CallScope): unknown {
   if (error instanceof SyntaxError && call.status !== undefined) {
     return new SyntaxError(`${call.where}: the response (HTTP ${call.status}) is not valid JSON`);
   }
-  return scrubbed(error);
+  return bodyError(error, call);
 }
 
 /** A stream that stops the call's deadline at its end, and errors when the deadline passes first. */
@@ -43,7 +43,7 @@ function timedStream(source: ReadableStream<Uint8Array>, call: CallScope): Reada
       } catch (error) {
         stop();
         // A no-op when the deadline has already errored the stream.
-        controller.error(scrubbed(error));
+        controller.error(bodyError(error, call));
       }
     },
     cancel(reason) {

@@ -3,7 +3,8 @@
 import { formParts, multipartBoundary, type SchemaCompiler } from "../../conformance/servers.js";
 import { decodeJsonBody, type JsonProblem, MAX_JSON_DEPTH } from "./body.js";
 import { hasEssence, isJsonMediaType } from "./media-type.js";
-import { type Operation, shapeOfPath } from "./operations.js";
+import type { FormPart } from "../../conformance/traffic/exchange.js";
+import { type FileConstraints as FileLimits, type Operation, shapeOfPath } from "./operations.js";
 import { type Nested, type Rejection, rejection, summarise, validationErrors } from "./error-body.js";
 
 export interface IncomingRequest {
@@ -188,13 +189,36 @@ const ownMember = (value: unknown, name: string): unknown =>
     ? (value as Record<string, unknown>)[name]
     : undefined;
 
+/** A generic type says nothing about a file's format. */
+const isGeneric = (type: string | undefined): boolean =>
+  type === undefined || type === "application/octet-stream";
+
+/**
+ * The format problem of an upload's file, if any. A file name is not required (the document asks
+ * only for a part named `file`): without one, the part's Content-Type must name an accepted format.
+ */
+function formatProblem(file: FormPart, limits: FileLimits): string | undefined {
+  const accepted = `The file must be one of: ${limits.extensions.join(", ")}.`;
+  if (file.fileName === undefined) {
+    if (file.contentType !== undefined && limits.mediaTypes.includes(file.contentType)) return undefined;
+    return (
+      "The part 'file' has no file name, and its Content-Type names no accepted format: " +
+      `give it a file name or one of ${limits.mediaTypes.join(", ")}. ${accepted}`
+    );
+  }
+  const extension = file.fileName.split(".").pop()?.toLowerCase() ?? "";
+  // A generic type says nothing about the file; the extension decides then.
+  const typeOk = isGeneric(file.contentType) || limits.mediaTypes.includes(file.contentType ?? "");
+  return limits.extensions.includes(extension) && typeOk ? undefined : accepted;
+}
+
 function checkUpload(op: Operation, req: IncomingBody): Rejection | undefined {
   const limits = op.body?.file;
   const type = req.headers["content-type"] ?? "";
   const parts = hasEssence(type, "multipart/form-data")
     ? formParts({ kind: "bytes", bytes: req.body }, multipartBoundary(type))
     : undefined;
-  const files = (parts ?? []).filter((p) => p.name === "file" && p.fileName !== undefined);
+  const files = (parts ?? []).filter((p) => p.name === "file");
   const reject = (code: string, message: string) =>
     rejection(
       op.shape,
@@ -212,14 +236,6 @@ function checkUpload(op: Operation, req: IncomingBody): Rejection | undefined {
   if (!file || !limits) return undefined;
   if (file.size >= limits.maxBytesExclusive)
     return reject("FILE_SIZE_TOO_BIG", fileTooBig(limits.maxBytesExclusive));
-  const extension = file.fileName?.split(".").pop()?.toLowerCase() ?? "";
-  // A generic type says nothing about the file; the extension decides then.
-  const typeOk =
-    file.contentType === undefined ||
-    file.contentType === "application/octet-stream" ||
-    limits.mediaTypes.includes(file.contentType);
-  if (!limits.extensions.includes(extension) || !typeOk) {
-    return reject("NO_FILE_UPLOADED", `The file must be one of: ${limits.extensions.join(", ")}.`);
-  }
-  return undefined;
+  const problem = formatProblem(file, limits);
+  return problem === undefined ? undefined : reject("NO_FILE_UPLOADED", problem);
 }

@@ -34,6 +34,8 @@ export function describeError(error: ErrorObject): string {
       return "is invalid";
     case "minProperties":
       return "can't be empty";
+    case "maxProperties":
+      return p.limit === 0 ? "must be empty" : `has too many members (maximum is ${p.limit})`;
     case "unevaluatedProperties":
     case "additionalProperties":
       return "is not a permitted member";
@@ -53,9 +55,21 @@ export function memberPath(error: ErrorObject): string[] {
   return segments;
 }
 
-/** The errors that name a member; if/then and oneOf wrappers only repeat what their branches say. */
+const MEMBER_KEYWORDS = ["unevaluatedProperties", "additionalProperties"];
+
+/**
+ * The errors that name a member; if/then and oneOf wrappers only repeat what their branches say, and
+ * so does an object's maxProperties beside an error naming the member it does not permit.
+ */
 const specific = (errors: ErrorObject[]) =>
-  errors.filter((e) => !["if", "oneOf", "anyOf", "allOf", "not"].includes(e.keyword));
+  errors.filter(
+    (e) =>
+      !["if", "oneOf", "anyOf", "allOf", "not"].includes(e.keyword) &&
+      !(
+        e.keyword === "maxProperties" &&
+        errors.some((o) => MEMBER_KEYWORDS.includes(o.keyword) && o.instancePath === e.instancePath)
+      ),
+  );
 
 /** A node of validation_errors: null-prototype, because its keys are the request's member names (`__proto__` too). */
 const node = (): Nested => Object.create(null);

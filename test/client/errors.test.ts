@@ -64,9 +64,10 @@ describe("error shapes", () => {
     } catch (e) {
       expect((e as ApiRequestError).status).toBe(422);
       expect((e as ApiRequestError).error).toMatchObject({ shape: "B", code: "NOT_CREATED" });
-      // The service's code and message may quote the request (personal data): only `error` carries them.
-      expect((e as Error).message).toBe("POST /api/v4/fraud_analytics failed with HTTP 422");
+      // The service's message may quote the request (personal data): only `error` carries it; the
+      // code is quoted as the contract names it.
+      expect((e as Error).message).toBe("POST /api/v4/fraud_analytics failed with HTTP 422 NOT_CREATED");
     }
-    expect(() => unwrap(result, "fraud check")).toThrow(/^fraud check failed with HTTP 422$/);
+    expect(() => unwrap(result, "fraud check")).toThrow(/^fraud check failed with HTTP 422 NOT_CREATED$/);
   });
 });

@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { generateClientFiles, OUTPUTS } from "../../scripts/codegen/generate.js";
-import { operationFacts } from "../../scripts/codegen/operation-facts.js";
+import { errorCodes, operationFacts } from "../../scripts/codegen/operation-facts.js";
 import { fromRoot } from "../../scripts/lib/paths.js";
 import { loadOpenApi } from "../support/contract.js";
 
@@ -205,5 +205,55 @@ describe("operation facts", () => {
     ],
   ])("fails clearly on %s", (_name, paths, message) => {
     expect(() => operationFacts(doc(paths))).toThrow(message);
+  });
+});
+
+describe("errorCodes", () => {
+  it("lists the enum and const values of error_type and error_code anywhere, once, sorted", () => {
+    const document = {
+      components: {
+        responses: {
+          a: {
+            content: {
+              "application/json": { schema: { properties: { error_code: { enum: ["B_CODE", "A_CODE"] } } } },
+            },
+          },
+          b: {
+            content: {
+              "application/json": {
+                schema: { allOf: [{ properties: { error_type: { const: "C_TYPE" } } }] },
+              },
+            },
+          },
+          c: {
+            content: {
+              "application/json": {
+                schema: { properties: { error_code: { type: "string" }, other: { enum: ["NOT_A_CODE"] } } },
+              },
+            },
+          },
+        },
+      },
+      paths: {
+        "/x": {
+          get: {
+            responses: {
+              400: {
+                content: {
+                  "application/json": { schema: { properties: { error_code: { enum: ["A_CODE"] } } } },
+                },
+              },
+            },
+          },
+        },
+      },
+    };
+    expect(errorCodes(document)).toEqual(["A_CODE", "B_CODE", "C_TYPE"]);
+  });
+
+  it("finds the codes of the interface document's error tables in the contract", () => {
+    expect(errorCodes(loadOpenApi())).toEqual(
+      expect.arrayContaining(["ALREADY_ARCHIVED", "NOT_CREATED", "VALIDATION"]),
+    );
   });
 });

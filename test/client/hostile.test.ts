@@ -8,7 +8,13 @@ import { inspect } from "node:util";
 import { gzipSync } from "node:zlib";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ApiRequestError, createClient, type IdvClient, unwrap } from "../../src/index.js";
+import {
+  ApiRequestError,
+  createClient,
+  type IdvClient,
+  IdvConnectionError,
+  unwrap,
+} from "../../src/index.js";
 import { canary, containsCanary } from "../support/hostile.js";
 import type { Handler, LoopbackServer } from "./servers.js";
 import { startServer } from "./servers.js";
@@ -154,7 +160,12 @@ describe("an error answer", () => {
           const thrown = await error;
           expect(thrown).toBeInstanceOf(ApiRequestError);
           const { message, error: classified } = thrown as ApiRequestError;
-          expect(message).toMatch(new RegExp(`^((GET|POST) )?/api/\\S+ failed with HTTP ${status}$`));
+          // A code is quoted only when the contract names it: never the canary one.
+          const code = body.error_type ?? body.error_code;
+          const quoted = code === "VALIDATION" ? " VALIDATION" : "";
+          expect(message).toMatch(
+            new RegExp(`^((GET|POST) )?/api/\\S+ failed with HTTP ${status}${quoted}$`),
+          );
           expect(containsCanary(printed(thrown))).toBe(false);
           // What the service said is still there for the caller to read.
           expect(classified.message).toBe(body.message);
@@ -352,7 +363,8 @@ describe("an answer that is not well-formed HTTP", () => {
   it("errors a streamed download with an error whose causes quote none of it", async () => {
     raw = (MALFORMED[0] as string).replace("{C}", "CANARY-SECRET-123").replace("{T}", "application/pdf");
     const error = await failure(drained(createClient({ baseUrl: origin, apiKey: KEY, secret: SECRET })));
-    expect(error).toBeInstanceOf(TypeError);
+    // The answer stops being HTTP mid-body: the connection failed, as the error says.
+    expect(error).toBeInstanceOf(IdvConnectionError);
     expect(containsCanary(inspect(error, { depth: 10 }))).toBe(false);
   });
 });

@@ -92,7 +92,8 @@ describe("an answer naming more content codings than fetch decodes", () => {
       {
         id: "5",
         settled: "rejected",
-        error: "TypeError",
+        // The answer is read, and its connection then fails: a connection error, not a refusal.
+        error: "IdvConnectionError",
         cause: expect.not.stringMatching(/content codings/),
       },
       { handlers: 0 },

@@ -49,7 +49,7 @@ describe("retries", () => {
   it("never retries a POST after a network error", async () => {
     const { send, sent } = transportWith([() => Promise.reject(new TypeError("fetch failed")), pdf]);
     await expect(send(new Request("https://idv.test/a", { method: "POST", body: "{}" }))).rejects.toThrow(
-      "fetch failed",
+      "POST /a: the connection to idv.test failed: network error",
     );
     expect(sent).toHaveLength(1);
   });

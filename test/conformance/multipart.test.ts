@@ -28,3 +28,24 @@ describe("formParts", () => {
     expect(formParts({ kind: "bytes", bytes: form(MAX_FORM_PARTS + 1) }, "b0undary")).toBeUndefined();
   });
 });
+
+describe("formParts' Content-Disposition parameters", () => {
+  const one = (disposition: string) =>
+    formParts(
+      {
+        kind: "bytes",
+        bytes: Buffer.from(`--b\r\nContent-Disposition: form-data; ${disposition}\r\n\r\nx\r\n--b--\r\n`),
+      },
+      "b",
+    )?.[0];
+
+  it.each([
+    ['name="file"; filename="a b.pdf"', "file", "a b.pdf"],
+    ["name=file; filename=scan.pdf", "file", "scan.pdf"],
+    ['filename="scan.pdf"; name="file"', "file", "scan.pdf"],
+    ['name="file"', "file", undefined],
+    ["name=file; filename*=UTF-8''scan.pdf", "file", undefined],
+  ])("%s: name %s, file name %s", (disposition, name, fileName) => {
+    expect(one(disposition)).toMatchObject({ name, fileName });
+  });
+});

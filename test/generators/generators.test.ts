@@ -11,6 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { fromRoot } from "../../scripts/lib/paths.js";
+import { GENERATED_CLIENT_OPTIONS } from "./compiler-options.js";
 import { nodeBinary, pinnedTools } from "../support/node-binary.js";
 import { runPinned } from "../support/pinned-run.js";
 
@@ -46,16 +47,7 @@ function typeCheck(dir: string): { status: number | null; output: string } {
   writeFileSync(
     join(dir, "tsconfig.json"),
     JSON.stringify({
-      compilerOptions: {
-        target: "ES2022",
-        module: "ESNext",
-        moduleResolution: "Bundler",
-        lib: ["ES2022", "DOM", "DOM.Iterable"],
-        types: [],
-        strict: true,
-        noEmit: true,
-        skipLibCheck: true,
-      },
+      compilerOptions: GENERATED_CLIENT_OPTIONS,
       include: ["**/*.ts"],
     }),
   );
