@@ -52,7 +52,21 @@ export const STEPS: BuildStep[] = [
   {
     name: "package",
     script: "build",
-    inputs: [...COMMON, "tsconfig.build.json", "conformance", "mock", "sandbox", "generated"],
+    // It builds the docs site into dist/site too, for the packaged sandbox's /docs/.
+    inputs: [
+      ...COMMON,
+      "tsconfig.build.json",
+      "conformance",
+      "mock",
+      "sandbox",
+      "generated",
+      "docs",
+      "CHANGELOG.md",
+      "README.md",
+      "openapi",
+      "asyncapi",
+      "examples",
+    ],
     outputs: ["dist"],
   },
   {
