@@ -187,8 +187,30 @@ function text(report: ActiveReport, summary: ActiveSummary): string {
   }
   for (const note of report.notes) lines.push(`note: ${note}`);
   if (report.notes.length > 0) lines.push("");
+  if (report.results.length > 0) lines.push(...phaseTable(report.results), "");
   lines.push(
     `${summary.requests} request${summary.requests === 1 ? "" : "s"}: ${summary.passed} passed, ${summary.failed} failed, ${summary.warnings} warning${summary.warnings === 1 ? "" : "s"}`,
   );
   return `${lines.join("\n")}\n`;
+}
+
+/** The closing summary: one row per phase (or group), in the order they ran. */
+function phaseTable(results: ActiveResult[]): string[] {
+  const phases = new Map<string, ActiveResult[]>();
+  for (const r of results) {
+    const list = phases.get(r.phase);
+    if (list) list.push(r);
+    else phases.set(r.phase, [r]);
+  }
+  const rows = [
+    ["Phase", "requests", "passed", "failed", "warnings"],
+    ...[...phases].map(([phase, list]) => {
+      const s = summarize(list);
+      return [phase, String(s.requests), String(s.passed), String(s.failed), String(s.warnings)];
+    }),
+  ];
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((row) => (row[i] ?? "").length)));
+  return rows.map((row) =>
+    row.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join("  "),
+  );
 }

@@ -36,6 +36,8 @@ export interface ProbeOptions {
   seed: number;
   /** Requests sent at most. */
   maxRequests: number;
+  /** Once this many requests have failed, no more are sent. */
+  maxFailures?: number;
   concurrency: number;
   /** Only safe methods (GET). */
   readOnly: boolean;
@@ -114,6 +116,7 @@ export class ProbeSession {
   readonly marker: string;
   readonly document: Json;
   private sent = 0;
+  private failed = 0;
   private budgetNoted = false;
   private readonly prefix: string;
 
@@ -139,8 +142,15 @@ export class ProbeSession {
     return new ProbeSession(options, checker, document);
   }
 
-  /** Whether the budget allows one more request (notes it once when not). */
+  /** Whether the budgets allow one more request (notes it once when not). */
   private take(): boolean {
+    const maxFailures = this.options.maxFailures;
+    if (maxFailures !== undefined && this.failed >= maxFailures) {
+      if (!this.budgetNoted)
+        this.notes.push(`--max-failures ${maxFailures} reached: the requests after it were not sent`);
+      this.budgetNoted = true;
+      return false;
+    }
     if (this.sent < this.options.maxRequests) {
       this.sent++;
       return true;
@@ -282,7 +292,10 @@ export class ProbeSession {
     };
     const shownUrl = new URL(this.pathOf(c.op, c.params, true), this.options.baseUrl.origin);
     const reproduce = () => this.reproducer(c, shownUrl, creds);
-    if (!result.ok) result.curl = reproduce();
+    if (!result.ok) {
+      result.curl = reproduce();
+      this.failed++;
+    }
     this.results.push(result);
     this.options.onResult?.(result);
     return { probeCase: c, answer, result, requestHeaders, json, reproduce };
