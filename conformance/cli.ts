@@ -53,7 +53,7 @@ const CHECK_OPTIONS = `Options:
 Exit status: 0 everything conforms, 1 something does not, 2 unusable input.`;
 
 /** The help of each checking verb. */
-const CHECK_USAGE = {
+export const CHECK_USAGE = {
   check: `Usage: idv-conformance check FILE… [options]
 
 Check API exchanges (HAR 1.2 or NDJSON; - for standard input) against the OpenAPI contract.
@@ -67,7 +67,8 @@ contract (--spec: another AsyncAPI document).
 ${CHECK_OPTIONS}`,
 };
 
-const CHECK_FLAGS = {
+/** The flags of `idv-conformance check` and `webhooks`, by long name. */
+export const CHECK_FLAGS = {
   spec: { type: "string" },
   ...REPORT_FLAGS,
   "base-path": { type: "string", multiple: true },

@@ -50,7 +50,8 @@ Options:
 Progress goes to stderr when it is a terminal. Exit status: 0 every check passed, 1 a check failed,
 2 unusable input, an unreachable deployment or refused credentials.`;
 
-const FLAGS = {
+/** The flags of `idv-conformance probe`, by long name. */
+export const FLAGS = {
   "base-url": { type: "string" },
   key: { type: "string" },
   secret: { type: "string" },
@@ -67,7 +68,7 @@ const FLAGS = {
   timeout: { type: "string" },
 } as const;
 
-/** The secret's name before 1.1: still read, with a warning, when IDV_API_SECRET is not set. */
+/** The secret's name in earlier drafts: still read, with a warning, when IDV_API_SECRET is not set. */
 const DEPRECATED_SECRET = "IDV_SECRET";
 
 /** The API credentials: the flags, else the environment; a usage error naming what is missing. */

@@ -63,7 +63,8 @@ export function resultLines(result: EntryResult): string {
   return `${head}\n${result.violations.map((f) => `  ${findingLine(f)}`).join("\n")}\n`;
 }
 
-const FLAGS = {
+/** The flags of `idv-conformance proxy`, by long name. */
+export const FLAGS = {
   upstream: { type: "string" },
   port: { type: "string" },
   host: { type: "string" },

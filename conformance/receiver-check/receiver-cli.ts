@@ -34,7 +34,8 @@ Options:
 
 Exit status: 0 every check passed, 1 a check failed, 2 unusable input.`;
 
-const FLAGS = {
+/** The flags of `idv-conformance receiver`, by long name. */
+export const FLAGS = {
   auth: { type: "string" },
   "workflow-url": { type: "string" },
   timeout: { type: "string" },

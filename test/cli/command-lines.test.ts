@@ -3,6 +3,11 @@
 // naming it, a blank line and the verb's usage on stderr, and nothing on stdout.
 import { spawnSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
+import { CHECK_FLAGS } from "../../conformance/cli.js";
+import { FLAGS as PROBE_FLAGS } from "../../conformance/probe/probe-cli.js";
+import { FLAGS as PROXY_FLAGS } from "../../conformance/proxy/proxy-cli.js";
+import { FLAGS as RECEIVER_FLAGS } from "../../conformance/receiver-check/receiver-cli.js";
+import { FLAGS as SANDBOX_FLAGS } from "../../sandbox/cli-args.js";
 import { fromRoot } from "../../scripts/lib/paths.js";
 import { runMain } from "../conformance/support/in-process.js";
 import { CANARIES, containsCanary } from "../support/hostile.js";
@@ -26,18 +31,29 @@ function sandbox(args: string[]): Run {
   return { status: run.status ?? -1, stdout: run.stdout, stderr: run.stderr };
 }
 
-/** Each program and verb: how to run it, and how its usage begins. */
-const PROGRAMS: [name: string, run: (args: string[]) => Promise<Run> | Run, usage: string][] = [
-  ...["check", "webhooks", "proxy", "probe", "receiver"].map(
-    (verb) =>
-      [
-        `idv-conformance ${verb}`,
-        (args: string[]) => runMain([verb, ...args]),
-        `Usage: idv-conformance ${verb} `,
-      ] as [string, (args: string[]) => Promise<Run>, string],
-  ),
-  ["idv-sandbox", sandbox, "Usage: idv-sandbox "],
-];
+/** The flags each verb's parser takes. */
+const FLAGS_OF: Record<string, object> = {
+  check: CHECK_FLAGS,
+  webhooks: CHECK_FLAGS,
+  proxy: PROXY_FLAGS,
+  probe: PROBE_FLAGS,
+  receiver: RECEIVER_FLAGS,
+};
+
+/** Each program and verb: how to run it, how its usage begins, and the flags it takes. */
+const PROGRAMS: [name: string, run: (args: string[]) => Promise<Run> | Run, usage: string, flags: object][] =
+  [
+    ...["check", "webhooks", "proxy", "probe", "receiver"].map(
+      (verb) =>
+        [
+          `idv-conformance ${verb}`,
+          (args: string[]) => runMain([verb, ...args]),
+          `Usage: idv-conformance ${verb} `,
+          FLAGS_OF[verb]!,
+        ] as [string, (args: string[]) => Promise<Run>, string, object],
+    ),
+    ["idv-sandbox", sandbox, "Usage: idv-sandbox ", SANDBOX_FLAGS],
+  ];
 
 /** The flags every program is refused the same way, and the line that names each. */
 const REFUSED: [args: string[], line: RegExp][] = [
@@ -50,13 +66,18 @@ const REFUSED: [args: string[], line: RegExp][] = [
   [["--host", "--json"], /: (--host needs a value|unknown flag --host)$/],
 ];
 
-describe.each(PROGRAMS)("%s", (name, run, usage) => {
-  it.each([["--help"], ["-h"]])("%s prints its usage and exits 0", async (flag) => {
-    const result = await run([flag]);
-    expect(result.status).toBe(0);
-    expect(result.stdout.startsWith(usage)).toBe(true);
-    expect(result.stderr).toBe("");
-  });
+describe.each(PROGRAMS)("%s", (name, run, usage, flags) => {
+  it.each([["--help"], ["-h"]])(
+    "%s prints its usage, naming every flag it takes, and exits 0",
+    async (flag) => {
+      const result = await run([flag]);
+      expect(result.status).toBe(0);
+      expect(result.stdout.startsWith(usage)).toBe(true);
+      expect(result.stderr).toBe("");
+      expect(Object.keys(flags).length).toBeGreaterThan(3);
+      for (const name of Object.keys(flags)) expect(result.stdout).toMatch(new RegExp(`--${name}\\b`));
+    },
+  );
 
   it.each(REFUSED)("refuses %j: exit 2, one line naming it, then the usage", async (args, line) => {
     const result = await run(args);
