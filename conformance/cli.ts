@@ -19,6 +19,7 @@ import {
   readArgs,
   REPORT_FLAGS,
   reportFormat,
+  shownWord,
   UsageError,
   wholeNumber,
 } from "./run/command.js";
@@ -191,8 +192,8 @@ function verbOf(argv: string[], io: CliIo): string | number {
     first === undefined
       ? "no command given"
       : first.startsWith("-")
-        ? `the command comes first: idv-conformance COMMAND ${first.length > 40 ? "…" : first}`
-        : `unknown command ${first.length > 40 ? `${first.slice(0, 40)}…` : first}`;
+        ? `the command comes first: idv-conformance COMMAND ${shownWord(first.split("=")[0] ?? "")}`
+        : `unknown command ${shownWord(first)}`;
   io.stderr.write(`${PROGRAM}: ${problem}\n\n${USAGE}\n`);
   return 2;
 }

@@ -40,8 +40,14 @@ export interface ParsedArgs<F extends FlagSpecs> {
 
 const HELP: FlagSpec = { type: "boolean", short: "h" };
 
-/** What a word is shown as in an error: flags are short and the user's own, but a long word is cut. */
-const shown = (word: string): string => (word.length > 40 ? `${word.slice(0, 40)}…` : word);
+/**
+ * A word of the command line as an error shows it: on one line (a control character becomes `?`),
+ * and cut after 40 characters. Only flag names and verbs are shown, never a flag's value.
+ */
+export const shownWord = (word: string): string => {
+  const line = word.replace(/\p{Cc}/gu, "?");
+  return line.length > 40 ? `${line.slice(0, 40)}…` : line;
+};
 
 /**
  * Read `argv` against `flags` (plus -h/--help). Throws UsageError for an unknown flag, a flag given
@@ -67,7 +73,7 @@ export function parseFlags<F extends FlagSpecs>(argv: string[], flags: F): Parse
       continue;
     }
     const spec = byName.get(token.name);
-    const flag = shown(token.rawName);
+    const flag = shownWord(token.rawName);
     if (!spec) throw new UsageError(`unknown flag ${flag}`);
     if (spec.type === "boolean") {
       if (token.value !== undefined) throw new UsageError(`${flag} takes no value`);

@@ -1,10 +1,12 @@
 // The proxy as one CI step: a report in any format, to stdout or --out, a summary when it stops,
 // and `-- CMD…` run with IDV_BASE_URL pointing at the proxy, stopping it when it ends.
+import { spawn } from "node:child_process";
 import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runProxy } from "../../conformance/proxy/proxy-cli.js";
 import { type RunningMock, startMock } from "../../mock/server.js";
+import { fromRoot } from "../../scripts/lib/paths.js";
 import { V4 } from "../support/mock.js";
 import { tempDir } from "./support/cli.js";
 import { Capture, runMain } from "./support/in-process.js";
@@ -168,5 +170,43 @@ describe("idv-conformance proxy -- CMD…", () => {
     const run = await around([]);
     expect(run.status).toBe(2);
     expect(run.stderr.split("\n")[0]).toBe("idv-conformance: -- must be followed by a command");
+  });
+
+  it("on SIGTERM while the command runs: passes it on, waits for the command, reports, exits 1", async () => {
+    // The command says it is ready, then waits for a signal; its output reaches the proxy's stderr.
+    const command = script(
+      `console.log("ready"); await new Promise(() => setInterval(() => undefined, 1000))`,
+    );
+    const child = spawn(
+      process.execPath,
+      [
+        "--import",
+        "tsx",
+        fromRoot("conformance/cli.ts"),
+        "proxy",
+        "--upstream",
+        mock.url,
+        "--port",
+        "0",
+        "--",
+        ...command,
+      ],
+      { cwd: fromRoot(), stdio: ["ignore", "pipe", "pipe"] },
+    );
+    let out = "";
+    let err = "";
+    child.stdout.on("data", (c: Buffer) => (out += c.toString()));
+    const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
+    await new Promise<void>((resolve, reject) => {
+      child.stderr.on("data", (c: Buffer) => {
+        err += c.toString();
+        if (/^ready$/m.test(err)) resolve();
+      });
+      child.once("exit", () => reject(new Error(err)));
+    });
+    child.kill("SIGTERM");
+    expect(await exited).toBe(1);
+    expect(err).toContain("idv-conformance proxy: the command was ended by SIGTERM\n");
+    expect(out).toBe("0 exchanges checked: 0 conform, 0 do not, 0 warnings\n");
   });
 });
