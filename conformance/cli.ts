@@ -1,6 +1,8 @@
 #!/usr/bin/env node
-// idv-conformance: check recorded traffic and webhook deliveries against the contract.
-// Exit 0 when everything conforms, 1 when something does not, 2 when the input cannot be used.
+// idv-conformance VERB: check recorded traffic (check) and webhook deliveries (webhooks) against the
+// contract; proxy, probe and receiver are loaded when named. Every verb reads its command line with
+// the package's one parser (run/command.ts). Exit 0 when everything conforms, 1 when something does
+// not, 2 when the input or the command line cannot be used.
 import { realpathSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import type { Writable } from "node:stream";
