@@ -123,6 +123,7 @@ export async function writeActiveReport(
           title: report.title,
           target: report.target,
           summary,
+          phases: phaseSummaries(report.results),
           latency: report.latency,
           notes: report.notes,
           results: report.results,
@@ -194,20 +195,22 @@ function text(report: ActiveReport, summary: ActiveSummary): string {
   return `${lines.join("\n")}\n`;
 }
 
-/** The closing summary: one row per phase (or group), in the order they ran. */
-function phaseTable(results: ActiveResult[]): string[] {
+/** Totals of each phase (or group), in the order they ran. */
+export function phaseSummaries(results: ActiveResult[]): ({ phase: string } & ActiveSummary)[] {
   const phases = new Map<string, ActiveResult[]>();
   for (const r of results) {
     const list = phases.get(r.phase);
     if (list) list.push(r);
     else phases.set(r.phase, [r]);
   }
+  return [...phases].map(([phase, list]) => ({ phase, ...summarize(list) }));
+}
+
+/** The closing summary of the text report: one row per phase (or group). */
+function phaseTable(results: ActiveResult[]): string[] {
   const rows = [
     ["Phase", "requests", "passed", "failed", "warnings"],
-    ...[...phases].map(([phase, list]) => {
-      const s = summarize(list);
-      return [phase, String(s.requests), String(s.passed), String(s.failed), String(s.warnings)];
-    }),
+    ...phaseSummaries(results).map((p) => [p.phase, p.requests, p.passed, p.failed, p.warnings].map(String)),
   ];
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((row) => (row[i] ?? "").length)));
   return rows.map((row) =>

@@ -114,8 +114,13 @@ describe("while it runs", () => {
         "2",
       ]);
       expect(run.status).toBe(1);
-      const report = JSON.parse(run.stdout) as { summary: { failed: number }; notes: string[] };
+      const report = JSON.parse(run.stdout) as {
+        summary: { failed: number };
+        phases: unknown[];
+        notes: string[];
+      };
       expect(report.summary.failed).toBe(2);
+      expect(report.phases).toEqual([{ phase: "auth", requests: 3, passed: 1, failed: 2, warnings: 0 }]);
       expect(report.notes).toContain("--max-failures 2 reached: the requests after it were not sent");
     } finally {
       await broken.close();
