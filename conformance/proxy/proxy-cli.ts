@@ -76,7 +76,7 @@ export const FLAGS = {
 } as const;
 
 function parse(argv: string[]) {
-  const { help, values, positionals, rest } = parseFlags(argv, FLAGS);
+  const { help, values, positionals, rest } = parseFlags(argv, FLAGS, { command: true });
   if (help) return { help: true as const };
   const format = reportFormat(values.format);
   if (positionals.length > 1) throw new UsageError("proxy takes no FILE; a command to run goes after --");

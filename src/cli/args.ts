@@ -32,9 +32,9 @@ export interface ParsedArgs<F extends FlagSpecs> {
   /** Whether -h or --help was given. */
   help: boolean;
   values: FlagValues<F>;
-  /** The words that are not flags, before `--`. */
+  /** The words that are not flags (with `command`, only those before `--`). */
   positionals: string[];
-  /** The words after `--`, untouched; undefined when there is no `--`. */
+  /** With `command`: the words after `--`, untouched; undefined when there is no `--`. */
   rest: string[] | undefined;
 }
 
@@ -52,20 +52,33 @@ export const shownWord = (word: string): string => {
 /**
  * Read `argv` against `flags` (plus -h/--help). Throws UsageError for an unknown flag, a flag given
  * without its value (or whose value is the next flag), a switch given a value, and a flag that takes
- * one value given twice. A value that starts with `-` is given as `--flag=-value`.
+ * one value given twice. A value that starts with `-` is given as `--flag=-value`. `--` ends the
+ * flags: the words after it are positionals (a file named `-x`), or, with `command`, a command line
+ * of its own, kept apart in `rest`.
  */
-export function parseFlags<F extends FlagSpecs>(argv: string[], flags: F): ParsedArgs<F> {
-  const options: FlagSpecs = { ...flags, help: HELP };
+export function parseFlags<F extends FlagSpecs>(
+  argv: string[],
+  flags: F,
+  options: { command?: boolean } = {},
+): ParsedArgs<F> {
+  const specs: FlagSpecs = { ...flags, help: HELP };
   // Not strict: parseArgs then throws nothing, and every token is judged here, with our words.
-  const { tokens } = parseArgs({ args: argv, options, strict: false, allowPositionals: true, tokens: true });
-  const byName = new Map(Object.entries(options));
+  const { tokens } = parseArgs({
+    args: argv,
+    options: specs,
+    strict: false,
+    allowPositionals: true,
+    tokens: true,
+  });
+  const byName = new Map(Object.entries(specs));
   const values: Record<string, string | string[] | boolean> = Object.create(null);
   const positionals: string[] = [];
   let rest: string[] | undefined;
   let help = false;
   for (const token of tokens) {
     if (token.kind === "option-terminator") {
-      rest = argv.slice(token.index + 1);
+      if (options.command) rest = argv.slice(token.index + 1);
+      else positionals.push(...argv.slice(token.index + 1));
       break;
     }
     if (token.kind === "positional") {

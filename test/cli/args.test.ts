@@ -27,6 +27,7 @@ describe("parseFlags", () => {
     const parsed = parseFlags(
       ["check", "--port", "4011", "-j", "--base-path=/a", "a.har", "--base-path", "/b", "--", "x", "--port"],
       FLAGS,
+      { command: true },
     );
     expect(parsed.help).toBe(false);
     expect({ ...parsed.values }).toEqual({ port: "4011", json: true, "base-path": ["/a", "/b"] });
@@ -34,7 +35,11 @@ describe("parseFlags", () => {
     expect(parsed.rest).toEqual(["x", "--port"]);
     expect(Object.getPrototypeOf(parsed.values)).toBe(null);
     expect(parseFlags(["-h"], FLAGS).help).toBe(true);
-    expect(parseFlags(["a"], FLAGS).rest).toBeUndefined();
+    expect(parseFlags(["a"], FLAGS, { command: true }).rest).toBeUndefined();
+    // Without a command, -- only ends the flags: what follows are positionals (a file named -x).
+    const files = parseFlags(["check", "--", "-x.har", "--port"], FLAGS);
+    expect(files.positionals).toEqual(["check", "-x.har", "--port"]);
+    expect(files.rest).toBeUndefined();
     // A value that starts with a dash is given inline.
     expect(parseFlags(["--port=-1"], FLAGS).values.port).toBe("-1");
   });

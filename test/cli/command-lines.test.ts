@@ -2,6 +2,7 @@
 // prints the verb's usage on stdout and exits 0; an unknown or malformed flag exits 2 with one line
 // naming it, a blank line and the verb's usage on stderr, and nothing on stdout.
 import { spawnSync } from "node:child_process";
+import { pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
 import { CHECK_FLAGS } from "../../conformance/cli.js";
 import { FLAGS as PROBE_FLAGS } from "../../conformance/probe/probe-cli.js";
@@ -9,6 +10,8 @@ import { FLAGS as PROXY_FLAGS } from "../../conformance/proxy/proxy-cli.js";
 import { FLAGS as RECEIVER_FLAGS } from "../../conformance/receiver-check/receiver-cli.js";
 import { FLAGS as SANDBOX_FLAGS } from "../../sandbox/cli-args.js";
 import { fromRoot } from "../../scripts/lib/paths.js";
+import { tempDir, writeNdjson } from "../conformance/support/cli.js";
+import { example } from "../conformance/support/exchanges.js";
 import { runMain } from "../conformance/support/in-process.js";
 import { CANARIES, containsCanary } from "../support/hostile.js";
 
@@ -125,5 +128,37 @@ describe("every reporting verb reads --format and --out alike", () => {
     const result = await runMain([verb, "--out"]);
     expect(result.status).toBe(2);
     expect(result.stderr.split("\n")[0]).toBe("idv-conformance: --out needs a value");
+  });
+});
+
+describe("-- ends the flags", () => {
+  it("check -- -odd.ndjson: a file whose name starts with a dash", () => {
+    const dir = tempDir();
+    writeNdjson(dir, "-odd.ndjson", [example("getEddCase")]);
+    // Run where the file is, so that its name is the argument; tsx named by its path from there.
+    const run = spawnSync(
+      process.execPath,
+      [
+        "--import",
+        pathToFileURL(fromRoot("node_modules/tsx/dist/loader.mjs")).href,
+        fromRoot("conformance/cli.ts"),
+        "check",
+        "--",
+        "-odd.ndjson",
+      ],
+      {
+        cwd: dir,
+        encoding: "utf8",
+        timeout: 20_000,
+      },
+    );
+    expect(run.stderr).toBe("");
+    expect(run.status).toBe(0);
+    expect(run.stdout).toMatch(/1 checked: 1 passed/);
+  });
+
+  it.each(["probe", "receiver"])("%s refuses words after -- it has no use for", async (verb) => {
+    const result = await runMain([verb, "--", "a", "b"]);
+    expect(result.status).toBe(2);
   });
 });
