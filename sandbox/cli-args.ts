@@ -76,5 +76,7 @@ export function parse(argv: string[], env: NodeJS.ProcessEnv) {
     ...(auth ? { webhookAuth: usage(() => parseWebhookAuth(auth)) } : {}),
     ...(values.state ? { stateFile: values.state } : {}),
     first: values.json ? ("json" as const) : values["print-url"] ? ("url" as const) : undefined,
+    /** Whether the credentials came from IDV_API_KEY and IDV_API_SECRET (said at start, never shown). */
+    fromEnvironment: credentials !== undefined && values.key === undefined,
   };
 }

@@ -14,7 +14,7 @@ const io = { stdout: process.stdout, stderr: process.stderr };
 const args = await readCommandLine("idv-sandbox", USAGE, io, () => parse(process.argv.slice(2), process.env));
 if (typeof args === "number") process.exit(args);
 try {
-  const { first, help: _help, ...options } = args;
+  const { first, fromEnvironment, help: _help, ...options } = args;
   const running = await startSandbox({ ...options, log: (line) => console.log(line) });
   // The last save happens on the way out: when it fails, say so and exit 1, never a silent 0. Set
   // before saying where it listens: a signal sent on reading that line finds its handler.
@@ -42,6 +42,7 @@ try {
   }
   console.log(`Sandbox listening on ${running.url} (control API: ${running.url}/_sandbox)`);
   if (generated) console.log(`API key: ${generated.apiKey}\nSecret:  ${generated.secret}`);
+  if (fromEnvironment) console.log("Credentials: IDV_API_KEY and IDV_API_SECRET from the environment.");
   if (options.webhookUrl) console.log("Webhook receiver registered for biometric and EDD events.");
   if (options.stateFile) console.log("State is kept in the --state file.");
 } catch (error) {

@@ -113,6 +113,7 @@ describe("npm run sandbox", () => {
     expect(status).toBe(404);
     expect(Object.keys(JSON.parse(out.split("\n")[0] ?? ""))).toEqual(["url", "control", "pid"]);
     expect(out).not.toContain("API key:");
+    expect(out).toContain("Credentials: IDV_API_KEY and IDV_API_SECRET from the environment.\n");
     expect(containsCanary(out)).toBe(false);
     expect(code).toBe(0);
   });
