@@ -73,7 +73,7 @@ function probeOnce(
       ],
       {
         cwd: ROOT,
-        env: { ...process.env, IDV_API_KEY: KEY, IDV_SECRET: SECRET },
+        env: { ...process.env, IDV_API_KEY: KEY, IDV_API_SECRET: SECRET },
         stdio: ["ignore", "pipe", "inherit"],
       },
     );

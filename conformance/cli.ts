@@ -1,31 +1,51 @@
 #!/usr/bin/env node
-// idv-conformance: check recorded traffic and webhook deliveries against the contract.
-// Exit 0 when everything conforms, 1 when something does not, 2 when the input cannot be used.
-import { createWriteStream, realpathSync } from "node:fs";
+// idv-conformance VERB: check recorded traffic (check) and webhook deliveries (webhooks) against the
+// contract; proxy, probe and receiver are loaded when named. Every verb reads its command line with
+// the package's one parser (run/command.ts). Exit 0 when everything conforms, 1 when something does
+// not, 2 when the input or the command line cannot be used.
+import { realpathSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import type { Writable } from "node:stream";
-import { parseArgs } from "node:util";
 import type { EntryResult, Summary } from "./findings/findings.js";
 import { InputError } from "./traffic/input-error.js";
 import { openSource } from "./run/open-source.js";
-import { createReporter, type ReportFormat } from "./findings/reporters.js";
+import { createReporter } from "./findings/reporters.js";
 import { runAll } from "./run/run.js";
-import { UsageError } from "./run/command.js";
+import {
+  type CliIo,
+  closeOut,
+  openOut,
+  parseFlags,
+  PROGRAM,
+  progress,
+  readArgs,
+  REPORT_FLAGS,
+  reportFormat,
+  shownWord,
+  UsageError,
+  wholeNumber,
+} from "./run/command.js";
 import { enableCompileCache } from "./run/compile-cache.js";
 
-const USAGE = `Usage:
-  idv-conformance check FILE…      check API exchanges (HAR 1.2 or NDJSON) against the OpenAPI contract
-  idv-conformance webhooks FILE…   check received webhook deliveries (HAR or NDJSON) against the AsyncAPI contract
-  idv-conformance proxy --upstream URL [--port N] [--record FILE.har]
-                                   forward to URL and check each exchange as it completes (stop: Ctrl+C)
-  idv-conformance probe --base-url URL [--phases …]
-                                   send the contract's examples, broken requests, wrong credentials and
-                                   linked flows to a deployment and check every answer (see probe --help)
-  idv-conformance receiver URL [--auth …] [--workflow-url URL]
-                                   send a webhook receiver the deliveries of the contract and judge its answers
+export type { CliIo } from "./run/command.js";
 
-Options:
-  --spec FILE             the contract (default: the bundled one; OpenAPI for check, AsyncAPI for webhooks)
+/** The help of `idv-conformance` itself: its verbs. */
+export const USAGE = `Usage: idv-conformance COMMAND [options]   (idv-conformance COMMAND --help: its options)
+
+  check FILE…       check API exchanges (HAR 1.2 or NDJSON) against the OpenAPI contract
+  webhooks FILE…    check received webhook deliveries (HAR or NDJSON) against the AsyncAPI contract
+  proxy --upstream URL [-- CMD…]
+                    forward to URL and check each exchange as it completes; with CMD, run CMD with
+                    IDV_BASE_URL pointing at the proxy, and stop and report when it ends
+  probe --base-url URL
+                    send a deployment the contract's examples, broken requests, wrong credentials
+                    and linked flows, and check every answer
+  receiver URL      send a webhook receiver the deliveries of the contract and judge its answers
+
+Exit status: 0 everything conforms, 1 something does not, 2 unusable input.`;
+
+const CHECK_OPTIONS = `Options:
+  --spec FILE             the contract (default: the bundled one)
   --format text|json|junit   report format (default: text)
   --out FILE              write the report to FILE instead of stdout
   --base-path PATH        a path prefix to strip before matching routes (repeatable)
@@ -35,47 +55,46 @@ Options:
 
 Exit status: 0 everything conforms, 1 something does not, 2 unusable input.`;
 
-/** Where the CLI writes: the process's streams, or a test's. */
-export interface CliIo {
-  stdout: Writable & { isTTY?: boolean };
-  stderr: Writable & { isTTY?: boolean };
-}
+/** The help of each checking verb. */
+export const CHECK_USAGE = {
+  check: `Usage: idv-conformance check FILE… [options]
 
-function parse(argv: string[]) {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      spec: { type: "string" },
-      format: { type: "string", default: "text" },
-      out: { type: "string" },
-      "base-path": { type: "string", multiple: true },
-      "warnings-as-errors": { type: "boolean", default: false },
-      jobs: { type: "string", default: "1" },
-      help: { type: "boolean", short: "h", default: false },
-    },
-  });
-  const [command, ...files] = positionals;
-  if (values.help) return { help: true as const };
-  if (command !== "check" && command !== "webhooks")
-    throw new UsageError(command ? `unknown command ${command}` : "no command given");
+Check API exchanges (HAR 1.2 or NDJSON; - for standard input) against the OpenAPI contract.
+
+${CHECK_OPTIONS}`,
+  webhooks: `Usage: idv-conformance webhooks FILE… [options]
+
+Check received webhook deliveries (HAR 1.2 or NDJSON; - for standard input) against the AsyncAPI
+contract (--spec: another AsyncAPI document).
+
+${CHECK_OPTIONS}`,
+};
+
+/** The flags of `idv-conformance check` and `webhooks`, by long name. */
+export const CHECK_FLAGS = {
+  spec: { type: "string" },
+  ...REPORT_FLAGS,
+  "base-path": { type: "string", multiple: true },
+  "warnings-as-errors": { type: "boolean" },
+  jobs: { type: "string" },
+} as const;
+
+function parse(command: "check" | "webhooks", argv: string[]) {
+  const { help, values, positionals } = parseFlags(argv, CHECK_FLAGS);
+  if (help) return { help: true as const };
+  const format = reportFormat(values.format);
+  const files = positionals.slice(1);
   if (files.length === 0) throw new UsageError(`${command} needs at least one FILE`);
-  const format = values.format;
-  if (format !== "text" && format !== "json" && format !== "junit")
-    throw new UsageError(`unknown format ${format}`);
-  // Digits only: Number() would also take "0x2", " 2", "2.0" and "1e1".
-  const jobs = /^[0-9]+$/.test(values.jobs) ? Number(values.jobs) : 0;
-  if (jobs < 1) throw new UsageError(`--jobs must be a whole number ≥ 1, got ${values.jobs}`);
   return {
     help: false as const,
-    command: command as "check" | "webhooks",
+    command,
     files,
-    format: format as ReportFormat,
+    format,
     spec: values.spec,
     out: values.out,
     basePaths: values["base-path"] ?? [],
-    warningsAsErrors: values["warnings-as-errors"],
-    jobs,
+    warningsAsErrors: values["warnings-as-errors"] ?? false,
+    jobs: values.jobs === undefined ? 1 : wholeNumber(values.jobs, "--jobs", 1),
   };
 }
 
@@ -120,64 +139,23 @@ async function openResults(
 /** How long a run goes quietly before it shows progress: short runs print only their report. */
 const PROGRESS_AFTER_MS = 2_000;
 
-/**
- * Progress on stderr, only for a person watching a terminal (never in CI logs, never into a pipe), and
- * only once the run has taken a couple of seconds.
- */
-function progress(io: CliIo): { tick: (n: number) => void; clear: () => void } {
-  if (!io.stdout.isTTY || !io.stderr.isTTY || process.env.CI)
-    return { tick: () => undefined, clear: () => undefined };
-  const start = Date.now();
-  let last = 0;
-  return {
-    tick: (n) => {
-      const now = Date.now();
-      if (now - start < PROGRESS_AFTER_MS || now - last < 200) return;
-      last = now;
-      io.stderr.write(`\rchecked ${n.toLocaleString("en-US")} entries…`);
-    },
-    clear: () => {
-      if (last > 0) io.stderr.write("\r\x1b[K");
-    },
-  };
-}
-
-/** The report file, opened before anything is written to it, so that a bad path is an input error. */
-function openOut(file: string): Promise<Writable> {
-  return new Promise((resolve, reject) => {
-    const stream = createWriteStream(file);
-    stream.once("open", () => resolve(stream));
-    stream.once("error", () => reject(new InputError(file, "cannot be written")));
-  });
-}
-
 /** `check` and `webhooks`: read traffic, check it, write the report. */
 async function runChecks(argv: string[], io: CliIo): Promise<number> {
-  let args: ReturnType<typeof parse>;
-  try {
-    args = parse(argv);
-  } catch (error) {
-    io.stderr.write(
-      `idv-conformance: ${error instanceof Error ? error.message : String(error)}\n\n${USAGE}\n`,
-    );
-    return 2;
-  }
-  if (args.help) {
-    io.stdout.write(`${USAGE}\n`);
-    return 0;
-  }
+  const command = argv[0] === "webhooks" ? "webhooks" : "check";
+  const args = await readArgs(CHECK_USAGE[command], io, () => parse(command, argv));
+  if (typeof args === "number") return args;
   const results = await openResults(args, io);
   const reporter = await createReporter(
     args.format,
     `idv-conformance ${args.command}`,
     args.command === "check" ? "(no matching operation)" : "(no matching message)",
   );
-  const bar = progress(io);
+  const bar = progress(io, PROGRESS_AFTER_MS);
   let summary: Summary;
   try {
     summary = await runAll(results, reporter, {
       warningsAsErrors: args.warningsAsErrors,
-      onProgress: bar.tick,
+      onProgress: (n) => bar.show(`checked ${n.toLocaleString("en-US")} entries…`),
     });
   } catch (error) {
     // Nothing of the report is written when the input fails: a partial report would read as a verdict.
@@ -188,13 +166,12 @@ async function runChecks(argv: string[], io: CliIo): Promise<number> {
   bar.clear();
   const out: Writable = args.out ? await openOut(args.out) : io.stdout;
   await reporter.finish(summary, out);
-  if (args.out)
-    await new Promise<void>((resolve, reject) => out.end((e?: Error | null) => (e ? reject(e) : resolve())));
+  if (args.out) await closeOut(out);
   return summary.failed > 0 ? 1 : 0;
 }
 
-/** The subcommands, by name: a new one is one more entry. */
-const COMMANDS = new Map<string, (argv: string[], io: CliIo) => Promise<number>>([
+/** The verbs, by name: a new one is one more entry. Each is given the whole command line, verb first. */
+const VERBS = new Map<string, (argv: string[], io: CliIo) => Promise<number>>([
   ["check", runChecks],
   ["webhooks", runChecks],
   ["proxy", async (argv, io) => (await import("./proxy/proxy-cli.js")).runProxy(argv, io)],
@@ -205,6 +182,24 @@ const COMMANDS = new Map<string, (argv: string[], io: CliIo) => Promise<number>>
   ],
 ]);
 
+/** The verb of a command line (its first word), or the exit status of a line that has none. */
+function verbOf(argv: string[], io: CliIo): string | number {
+  const first = argv[0];
+  if (first !== undefined && VERBS.has(first)) return first;
+  if (first === "--help" || first === "-h") {
+    io.stdout.write(`${USAGE}\n`);
+    return 0;
+  }
+  const problem =
+    first === undefined
+      ? "no command given"
+      : first.startsWith("-")
+        ? `the command comes first: idv-conformance COMMAND ${shownWord(first.split("=")[0] ?? "")}`
+        : `unknown command ${shownWord(first)}`;
+  io.stderr.write(`${PROGRAM}: ${problem}\n\n${USAGE}\n`);
+  return 2;
+}
+
 /**
  * Run the CLI and give its exit status. Never throws and never prints a stack trace (it could quote
  * recorded data): unusable input is one line on stderr and status 2.
@@ -213,10 +208,10 @@ export async function main(
   argv: string[],
   io: CliIo = { stdout: process.stdout, stderr: process.stderr },
 ): Promise<number> {
-  const command = argv.find((a) => !a.startsWith("-"));
-  const run = (command !== undefined && COMMANDS.get(command)) || runChecks;
+  const verb = verbOf(argv, io);
+  if (typeof verb === "number") return verb;
   try {
-    return await run(argv, io);
+    return await VERBS.get(verb)!(argv, io);
   } catch (error) {
     if (error instanceof InputError) {
       io.stderr.write(`idv-conformance: ${error.message}\n`);

@@ -44,6 +44,11 @@ export interface StartedSandbox {
   secret: string;
   /** The typed client of its control API (clock, receivers, deliveries, transitions). */
   control: SandboxControl;
+  /**
+   * The address and credentials under the names the client's samples, `idv-conformance` and
+   * `idv-sandbox` read: `Object.assign(process.env, sandbox.env)`, or a child process's `env`.
+   */
+  env: { IDV_BASE_URL: string; IDV_API_KEY: string; IDV_API_SECRET: string };
   /** Stop it: the server and its connections, the clock and the delivery queue. Safe to call twice. */
   close(): Promise<void>;
 }
@@ -101,6 +106,11 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<S
     key: running.credentials.apiKey,
     secret: running.credentials.secret,
     control,
+    env: {
+      IDV_BASE_URL: running.url,
+      IDV_API_KEY: running.credentials.apiKey,
+      IDV_API_SECRET: running.credentials.secret,
+    },
     close,
   };
 }

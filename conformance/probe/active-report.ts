@@ -123,6 +123,7 @@ export async function writeActiveReport(
           title: report.title,
           target: report.target,
           summary,
+          phases: phaseSummaries(report.results),
           latency: report.latency,
           notes: report.notes,
           results: report.results,
@@ -187,8 +188,32 @@ function text(report: ActiveReport, summary: ActiveSummary): string {
   }
   for (const note of report.notes) lines.push(`note: ${note}`);
   if (report.notes.length > 0) lines.push("");
+  if (report.results.length > 0) lines.push(...phaseTable(report.results), "");
   lines.push(
     `${summary.requests} request${summary.requests === 1 ? "" : "s"}: ${summary.passed} passed, ${summary.failed} failed, ${summary.warnings} warning${summary.warnings === 1 ? "" : "s"}`,
   );
   return `${lines.join("\n")}\n`;
+}
+
+/** Totals of each phase (or group), in the order they ran. */
+export function phaseSummaries(results: ActiveResult[]): ({ phase: string } & ActiveSummary)[] {
+  const phases = new Map<string, ActiveResult[]>();
+  for (const r of results) {
+    const list = phases.get(r.phase);
+    if (list) list.push(r);
+    else phases.set(r.phase, [r]);
+  }
+  return [...phases].map(([phase, list]) => ({ phase, ...summarize(list) }));
+}
+
+/** The closing summary of the text report: one row per phase (or group). */
+function phaseTable(results: ActiveResult[]): string[] {
+  const rows = [
+    ["Phase", "requests", "passed", "failed", "warnings"],
+    ...phaseSummaries(results).map((p) => [p.phase, p.requests, p.passed, p.failed, p.warnings].map(String)),
+  ];
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((row) => (row[i] ?? "").length)));
+  return rows.map((row) =>
+    row.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join("  "),
+  );
 }

@@ -45,7 +45,7 @@ export function credentialHeaders(
       ],
       curl: [
         key,
-        ["Svc-Secret", variant === "wrong-secret" ? { literal: secret } : { shell: "$IDV_SECRET" }],
+        ["Svc-Secret", variant === "wrong-secret" ? { literal: secret } : { shell: "$IDV_API_SECRET" }],
       ],
     };
   }

@@ -1,5 +1,5 @@
 // A shell command that sends a request again. Credentials are shell variables (`$IDV_API_KEY`,
-// `$IDV_SECRET`, `$IDV_RECEIVER_TOKEN`…), never values, and a v4 signature is computed in the shell
+// `$IDV_API_SECRET`, `$IDV_RECEIVER_TOKEN`…), never values, and a v4 signature is computed in the shell
 // with openssl over the same date and bytes: a report can be pasted into a ticket.
 
 /** A header of the reproducer: a literal value, or a shell word (a variable, a command). */
@@ -14,7 +14,7 @@ export interface CurlRequest {
   /** The exact body bytes (kept in $BODY), or a shell command printing them (for huge bodies). */
   body?: Buffer | { shell: string };
   /**
-   * Sign as v4 does: set $DATE and $SIG (HMAC-SHA256 keyed by $IDV_SECRET over "$DATE$BODY", plus
+   * Sign as v4 does: set $DATE and $SIG (HMAC-SHA256 keyed by $IDV_API_SECRET over "$DATE$BODY", plus
    * `extra` when the test signs other bytes), to use in headers as `$DATE` and `$SIG`.
    */
   sign?: { extra?: string };
@@ -53,7 +53,7 @@ export function curlCommand(request: CurlRequest): string {
     const extra = request.sign.extra ? shellQuote(request.sign.extra) : "";
     const body = Buffer.isBuffer(request.body) ? '"$BODY"' : "";
     lines.push(
-      `SIG=$(printf '%s' "$DATE"${body}${extra} | openssl dgst -sha256 -hmac "$IDV_SECRET" -r | cut -d' ' -f1)`,
+      `SIG=$(printf '%s' "$DATE"${body}${extra} | openssl dgst -sha256 -hmac "$IDV_API_SECRET" -r | cut -d' ' -f1)`,
     );
   }
   const headers = request.headers

@@ -1,16 +1,25 @@
 // `idv-conformance probe --base-url URL`: exercise a deployment with requests made from the contract.
 import { randomInt } from "node:crypto";
 import type { Writable } from "node:stream";
-import { parseArgs } from "node:util";
-import type { CliIo } from "../cli.js";
 import { InputError } from "../traffic/input-error.js";
 import { bundledContract } from "../checks/load-contract.js";
 import { HarRecorder } from "../proxy/har.js";
-import type { ReportFormat } from "../findings/reporters.js";
-import { closeOut, openOut, parseCommand, UsageError, wholeNumber } from "../run/command.js";
+import {
+  type CliIo,
+  closeOut,
+  openOut,
+  parseFlags,
+  progress,
+  readArgs,
+  REPORT_FLAGS,
+  reportFormat,
+  UsageError,
+  wholeNumber,
+} from "../run/command.js";
 import { takeUrl, URL_FLAGS } from "../run/url-intake.js";
 import { type ActiveReport, latencyRows, summarize, writeActiveReport } from "./active-report.js";
 import { closeIdleSockets } from "./http-send.js";
+import { preflight } from "./preflight.js";
 import { PHASES, type Phase, probeMarker, runProbe } from "./run-probe.js";
 import { isLoopback } from "./safety.js";
 
@@ -18,11 +27,12 @@ import { isLoopback } from "./safety.js";
 export const PROBE_USAGE = `Usage: idv-conformance probe --base-url URL [options]
 
 Send a deployment every request example of the contract, requests that break one rule each, wrong
-credentials and the document's flows (through the contract's links); check every answer.
+credentials and the document's flows (through the contract's links); check every answer. It first
+checks that the deployment answers and accepts the credentials (exit 2, before any case, when not).
 
 Options:
-  --base-url URL          the deployment (a loopback host unless --allow-host names it)
-  --key K --secret S      the API credentials (better: IDV_API_KEY and IDV_SECRET in the environment)
+  --base-url URL          the deployment (default IDV_BASE_URL; a loopback host unless --allow-host names it)
+  --key K --secret S      the API credentials (better: IDV_API_KEY and IDV_API_SECRET in the environment)
   --phases LIST           examples,negative,auth,stateful (default: all four)
   --operations ID,…       only these operationIds
   --read-only             send only GET requests (nothing is created, nothing is archived)
@@ -32,39 +42,59 @@ Options:
   --out FILE              write the report to FILE instead of stdout
   --seed N                the seed of the choices the probe makes (default: random, printed)
   --max-requests N        send at most N requests (default 2000)
+  --max-failures N        stop sending once N requests have failed
   --concurrency N         requests in flight at once (default 4)
   --timeout MS            a request not answered within MS fails (default 30000)
   -h, --help              show this help
 
-Exit status: 0 every check passed, 1 a check failed, 2 unusable input.`;
+Progress goes to stderr when it is a terminal. Exit status: 0 every check passed, 1 a check failed,
+2 unusable input, an unreachable deployment or refused credentials.`;
+
+/** The flags of `idv-conformance probe`, by long name. */
+export const FLAGS = {
+  "base-url": { type: "string" },
+  key: { type: "string" },
+  secret: { type: "string" },
+  phases: { type: "string" },
+  operations: { type: "string" },
+  "read-only": { type: "boolean" },
+  "allow-host": { type: "string", multiple: true },
+  record: { type: "string" },
+  ...REPORT_FLAGS,
+  seed: { type: "string" },
+  "max-requests": { type: "string" },
+  "max-failures": { type: "string" },
+  concurrency: { type: "string" },
+  timeout: { type: "string" },
+} as const;
+
+/** The secret's name in earlier drafts: still read, with a warning, when IDV_API_SECRET is not set. */
+const DEPRECATED_SECRET = "IDV_SECRET";
+
+/** The API credentials: the flags, else the environment; a usage error naming what is missing. */
+function credentialsOf(key: string | undefined, secret: string | undefined, env: NodeJS.ProcessEnv) {
+  const apiKey = key ?? env.IDV_API_KEY;
+  const deprecated = secret === undefined && env.IDV_API_SECRET === undefined && !!env[DEPRECATED_SECRET];
+  const apiSecret = secret ?? env.IDV_API_SECRET ?? env[DEPRECATED_SECRET];
+  if (!apiKey || !apiSecret)
+    throw new UsageError(
+      "probe needs credentials: IDV_API_KEY and IDV_API_SECRET in the environment, or --key and --secret",
+    );
+  return { credentials: { apiKey, secret: apiSecret }, deprecated };
+}
 
 function parse(argv: string[], env: NodeJS.ProcessEnv) {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      "base-url": { type: "string" },
-      key: { type: "string" },
-      secret: { type: "string" },
-      phases: { type: "string" },
-      operations: { type: "string" },
-      "read-only": { type: "boolean", default: false },
-      "allow-host": { type: "string", multiple: true },
-      record: { type: "string" },
-      format: { type: "string", default: "text" },
-      out: { type: "string" },
-      seed: { type: "string" },
-      "max-requests": { type: "string", default: "2000" },
-      concurrency: { type: "string", default: "4" },
-      timeout: { type: "string", default: "30000" },
-      help: { type: "boolean", short: "h", default: false },
-    },
-  });
-  if (values.help) return { help: true as const };
+  const { help, values, positionals } = parseFlags(argv, FLAGS);
+  if (help) return { help: true as const };
+  const format = reportFormat(values.format);
   if (positionals.length > 1)
     throw new UsageError("probe takes no FILE; give the deployment with --base-url");
-  if (!values["base-url"]) throw new UsageError("probe needs --base-url URL");
-  const baseUrl = takeUrl(values["base-url"], URL_FLAGS.baseUrl);
+  const baseText = values["base-url"] ?? env.IDV_BASE_URL;
+  if (!baseText) throw new UsageError("probe needs --base-url URL (or IDV_BASE_URL in the environment)");
+  const baseUrl = takeUrl(
+    baseText,
+    values["base-url"] ? URL_FLAGS.baseUrl : { ...URL_FLAGS.baseUrl, name: "IDV_BASE_URL" },
+  );
   // An IPv6 host is compared without its brackets, however it was written.
   const bare = (host: string) => host.toLowerCase().replace(/^\[(.*)\]$/, "$1");
   const allowed = new Set((values["allow-host"] ?? []).map(bare));
@@ -72,23 +102,14 @@ function parse(argv: string[], env: NodeJS.ProcessEnv) {
     throw new UsageError(
       "--base-url is not a loopback host: the probe creates records, which cost money and send text messages; name the host with --allow-host to probe it anyway (or add --read-only)",
     );
-  const format = values.format;
-  if (format !== "text" && format !== "json" && format !== "junit")
-    throw new UsageError(`unknown format ${format}`);
   const phases = (values.phases ?? PHASES.join(",")).split(",").map((p) => p.trim());
   for (const p of phases)
     if (!(PHASES as readonly string[]).includes(p))
       throw new UsageError(`unknown phase ${JSON.stringify(p)} (phases: ${PHASES.join(", ")})`);
-  const apiKey = values.key ?? env.IDV_API_KEY;
-  const secret = values.secret ?? env.IDV_SECRET;
-  if (!apiKey || !secret)
-    throw new UsageError(
-      "probe needs credentials: IDV_API_KEY and IDV_SECRET in the environment, or --key and --secret",
-    );
   return {
     help: false as const,
     baseUrl,
-    credentials: { apiKey, secret },
+    ...credentialsOf(values.key, values.secret, env),
     phases: phases as Phase[],
     operations: values.operations
       ? new Set(
@@ -98,14 +119,18 @@ function parse(argv: string[], env: NodeJS.ProcessEnv) {
             .filter(Boolean),
         )
       : undefined,
-    readOnly: values["read-only"],
+    readOnly: values["read-only"] ?? false,
     record: values.record,
-    format: format as ReportFormat,
+    format,
     out: values.out,
     seed: values.seed === undefined ? randomInt(1, 2 ** 31 - 1) : wholeNumber(values.seed, "--seed", 0),
-    maxRequests: wholeNumber(values["max-requests"], "--max-requests", 1),
-    concurrency: Math.min(64, wholeNumber(values.concurrency, "--concurrency", 1)),
-    timeoutMs: wholeNumber(values.timeout, "--timeout", 1),
+    maxRequests: wholeNumber(values["max-requests"] ?? "2000", "--max-requests", 1),
+    maxFailures:
+      values["max-failures"] === undefined
+        ? undefined
+        : wholeNumber(values["max-failures"], "--max-failures", 1),
+    concurrency: Math.min(64, wholeNumber(values.concurrency ?? "4", "--concurrency", 1)),
+    timeoutMs: wholeNumber(values.timeout ?? "30000", "--timeout", 1),
   };
 }
 
@@ -115,10 +140,41 @@ export async function runProbeCommand(
   io: CliIo,
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<number> {
-  const args = parseCommand(() => parse(argv, env), PROBE_USAGE, io);
+  const args = await readArgs(PROBE_USAGE, io, () => parse(argv, env));
   if (typeof args === "number") return args;
+  if (args.deprecated)
+    io.stderr.write(`idv-conformance probe: ${DEPRECATED_SECRET} is deprecated: name it IDV_API_SECRET\n`);
   const document = bundledContract();
-  const out: Writable = args.out ? await openOut(args.out) : io.stdout;
+  try {
+    // Before anything is opened or recorded: an unreachable deployment or refused credentials is one line.
+    const problem = await preflight({
+      baseUrl: args.baseUrl,
+      credentials: args.credentials,
+      timeoutMs: args.timeoutMs,
+      document,
+    });
+    if (problem) {
+      io.stderr.write(`idv-conformance probe: ${problem}\n`);
+      return 2;
+    }
+    const out: Writable = args.out ? await openOut(args.out) : io.stdout;
+    try {
+      return await probeAndReport(args, document, out, io);
+    } finally {
+      if (args.out) await closeOut(out);
+    }
+  } finally {
+    closeIdleSockets();
+  }
+}
+
+/** Run the phases, with progress on a terminal, and write the report; the exit status. */
+async function probeAndReport(
+  args: Exclude<ReturnType<typeof parse>, { help: true }>,
+  document: ReturnType<typeof bundledContract>,
+  out: Writable,
+  io: CliIo,
+): Promise<number> {
   let recorder: HarRecorder | undefined;
   if (args.record) {
     const file = args.record;
@@ -126,6 +182,9 @@ export async function runProbeCommand(
       throw new InputError(file, "cannot be written");
     });
   }
+  const bar = progress(io, 0);
+  let sent = 0;
+  let failed = 0;
   try {
     const { results, notes } = await runProbe({
       baseUrl: args.baseUrl,
@@ -134,12 +193,19 @@ export async function runProbeCommand(
       ...(args.operations ? { operations: args.operations } : {}),
       seed: args.seed,
       maxRequests: args.maxRequests,
+      ...(args.maxFailures === undefined ? {} : { maxFailures: args.maxFailures }),
       concurrency: args.concurrency,
       readOnly: args.readOnly,
       timeoutMs: args.timeoutMs,
       document,
       ...(recorder ? { recorder } : {}),
+      onResult: (result) => {
+        sent++;
+        if (!result.ok) failed++;
+        bar.show(`probe: ${result.phase}, ${sent} requests sent, ${failed} failed…`);
+      },
     });
+    bar.clear();
     const report: ActiveReport = {
       title: "idv-conformance probe",
       target: `${args.baseUrl.origin}${args.baseUrl.pathname}`,
@@ -153,9 +219,8 @@ export async function runProbeCommand(
     await writeActiveReport(args.format, report, out);
     return summarize(results).failed > 0 ? 1 : 0;
   } finally {
-    closeIdleSockets();
+    bar.clear();
     await recorder?.close().catch(() => undefined);
-    if (args.out) await closeOut(out);
   }
 }
 

@@ -6,19 +6,14 @@ import { bundledContract } from "../checks/load-contract.js";
 import { openConformanceChecker } from "../run/open-checker.js";
 import type { HarRecorder } from "../proxy/har.js";
 import type { ActiveFinding, ActiveResult } from "./active-report.js";
-import {
-  type ApiCredentials,
-  AUTH_VARIANTS,
-  type CredentialVariant,
-  credentialHeaders,
-} from "./credentials.js";
+import { type ApiCredentials, type CredentialVariant, credentialHeaders } from "./credentials.js";
 import { type CurlHeader, curlCommand } from "./curl.js";
 import { type Answer, send } from "./http-send.js";
-import { formMutations, jsonMutations, type Mutation } from "./mutations.js";
-import { exampleParams, type ProbeOperation, probeOperations } from "./contract-operations.js";
+import { type ProbeOperation, probeOperations } from "./contract-operations.js";
 import { type BodyBytes, exampleBody } from "./request-body.js";
 import { evaluate } from "./runtime-expression.js";
-import { isLoopback, unknownId } from "./safety.js";
+import { isLoopback } from "./safety.js";
+import { plainCases } from "./plain-cases.js";
 import { statefulFlows } from "./stateful-flows.js";
 
 /** The phases, in the order they run. */
@@ -36,6 +31,8 @@ export interface ProbeOptions {
   seed: number;
   /** Requests sent at most. */
   maxRequests: number;
+  /** Once this many requests have failed, no more are sent. */
+  maxFailures?: number;
   concurrency: number;
   /** Only safe methods (GET). */
   readOnly: boolean;
@@ -114,6 +111,7 @@ export class ProbeSession {
   readonly marker: string;
   readonly document: Json;
   private sent = 0;
+  private failed = 0;
   private budgetNoted = false;
   private readonly prefix: string;
 
@@ -139,8 +137,15 @@ export class ProbeSession {
     return new ProbeSession(options, checker, document);
   }
 
-  /** Whether the budget allows one more request (notes it once when not). */
+  /** Whether the budgets allow one more request (notes it once when not). */
   private take(): boolean {
+    const maxFailures = this.options.maxFailures;
+    if (maxFailures !== undefined && this.failed >= maxFailures) {
+      if (!this.budgetNoted)
+        this.notes.push(`--max-failures ${maxFailures} reached: the requests after it were not sent`);
+      this.budgetNoted = true;
+      return false;
+    }
     if (this.sent < this.options.maxRequests) {
       this.sent++;
       return true;
@@ -282,7 +287,10 @@ export class ProbeSession {
     };
     const shownUrl = new URL(this.pathOf(c.op, c.params, true), this.options.baseUrl.origin);
     const reproduce = () => this.reproducer(c, shownUrl, creds);
-    if (!result.ok) result.curl = reproduce();
+    if (!result.ok) {
+      result.curl = reproduce();
+      this.failed++;
+    }
     this.results.push(result);
     this.options.onResult?.(result);
     return { probeCase: c, answer, result, requestHeaders, json, reproduce };
@@ -387,9 +395,6 @@ export class ProbeSession {
   }
 }
 
-/** The statuses that say a request body is at fault. */
-const BODY_ERRORS = new Set([400, 413, 415, 422]);
-
 /** Run up to `concurrency` tasks at once. */
 async function pool<T>(tasks: (() => Promise<T>)[], concurrency: number): Promise<void> {
   let next = 0;
@@ -397,116 +402,6 @@ async function pool<T>(tasks: (() => Promise<T>)[], concurrency: number): Promis
     while (next < tasks.length) await tasks[next++]!();
   };
   await Promise.all(Array.from({ length: Math.max(1, Math.min(concurrency, tasks.length)) }, worker));
-}
-
-/**
- * The path parameters of the examples, negative and auth phases: the contract's examples on this
- * machine; elsewhere ids the deployment cannot have, so that no request reaches (or, a download,
- * archives) a real record that happens to bear an example's id.
- */
-function plainParams(session: ProbeSession, op: ProbeOperation): Map<string, string> {
-  const params = exampleParams(op);
-  if (isLoopback(session.options.baseUrl)) return params;
-  for (const p of op.pathParams) params.set(p.name, unknownId(p.schema, session.random));
-  return params;
-}
-
-/** The cases of the examples, negative and auth phases. */
-function plainCases(session: ProbeSession, ops: ProbeOperation[], phases: Set<Phase>): ProbeCase[] {
-  const cases: ProbeCase[] = [];
-  for (const op of ops) {
-    const params = plainParams(session, op);
-    const examples = op.body?.examples.length ? op.body.examples : [{ name: "", value: {} }];
-    const first = session.bodyFor(op);
-    if (phases.has("examples")) {
-      if (!op.body)
-        cases.push({
-          phase: "examples",
-          case: "the contract's example parameters",
-          op,
-          params,
-          credentials: "valid",
-          expect: { kind: "any" },
-        });
-      else
-        for (const example of examples)
-          cases.push({
-            phase: "examples",
-            case: `example ${example.name}`,
-            op,
-            params,
-            body: exampleBody(op.body.mediaType, example.value, session.marker, op.body.schema),
-            credentials: "valid",
-            // A creation's example must be accepted; an operation on an id may find no such record.
-            expect:
-              op.pathParams.length === 0 ? { kind: "accepted", check: "example_accepted" } : { kind: "any" },
-          });
-    }
-    if (phases.has("negative")) {
-      const mutations: Mutation[] = [];
-      // A broken body can only get a documented answer from an operation that documents one for it.
-      const refusesBodies = op.clientErrors.some((s) => BODY_ERRORS.has(s));
-      if (op.body && !refusesBodies)
-        session.notes.push(
-          `negative: ${op.operationId} documents no 4xx for a broken body (${op.clientErrors.join(", ")}): its broken bodies were not sent`,
-        );
-      else if (op.body?.mediaType === "multipart/form-data")
-        mutations.push(...formMutations(String(op.body.schema?.required?.[0] ?? "file")));
-      else if (op.body)
-        mutations.push(
-          ...jsonMutations(
-            session.document,
-            op.body.schema,
-            examples[0]?.value,
-            session.marker,
-            session.random,
-            op.body.mediaType,
-          ),
-        );
-      for (const p of op.pathParams)
-        if (p.schema?.type === "integer")
-          mutations.push({
-            rule: `path parameter ${p.name} not an integer`,
-            body: first.body ?? { bytes: Buffer.alloc(0), contentType: "" },
-          });
-      for (const m of mutations) {
-        const badParam = /^path parameter (\S+) not an integer$/.exec(m.rule)?.[1];
-        cases.push({
-          phase: "negative",
-          case: m.rule,
-          op,
-          params: badParam ? new Map([...params, [badParam, "not-an-integer"]]) : params,
-          ...(m.body.contentType ? { body: m.body } : {}),
-          credentials: "valid",
-          expect: { kind: "client-error", check: "negative_refused" },
-        });
-      }
-    }
-    if (phases.has("auth") && op.auth !== "none") {
-      for (const variant of AUTH_VARIANTS[op.auth])
-        cases.push({
-          phase: "auth",
-          case: variant === "none" ? "no credentials" : variant.replace(/-/g, " "),
-          op,
-          params,
-          ...first,
-          credentials: variant,
-          expect: { kind: "status", status: 401, check: "auth_refused" },
-        });
-      if (op.credentialsAtRisk)
-        cases.push({
-          phase: "auth",
-          case: "credentials sent from a browser script (Origin header)",
-          op,
-          params,
-          ...first,
-          credentials: "valid",
-          extraHeaders: [["Origin", "https://probe.invalid"]],
-          expect: { kind: "status", status: 400, check: "credentials_at_risk", code: "CRED_AT_RISK" },
-        });
-    }
-  }
-  return cases;
 }
 
 /** Run every phase asked for; the results in the order sent within each phase. */

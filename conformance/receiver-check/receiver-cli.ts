@@ -1,12 +1,19 @@
 // `idv-conformance receiver URL`: send a webhook receiver the battery and report how it answered.
 import type { Writable } from "node:stream";
-import { parseArgs } from "node:util";
-import type { CliIo } from "../cli.js";
-import { closeOut, openOut, parseCommand, UsageError, wholeNumber } from "../run/command.js";
+import {
+  type CliIo,
+  closeOut,
+  openOut,
+  parseFlags,
+  readArgs,
+  REPORT_FLAGS,
+  reportFormat,
+  UsageError,
+  wholeNumber,
+} from "../run/command.js";
 import { takeUrl, URL_FLAGS } from "../run/url-intake.js";
 import { type ActiveReport, latencyRows, summarize, writeActiveReport } from "../probe/active-report.js";
 import { closeIdleSockets } from "../probe/http-send.js";
-import type { ReportFormat } from "../findings/reporters.js";
 import { DEFAULT_TIMEOUT_MS, runBattery, shownUrl } from "./battery.js";
 import { parseReceiverAuth, type ReceiverAuth } from "./receiver-auth.js";
 
@@ -27,26 +34,21 @@ Options:
 
 Exit status: 0 every check passed, 1 a check failed, 2 unusable input.`;
 
+/** The flags of `idv-conformance receiver`, by long name. */
+export const FLAGS = {
+  auth: { type: "string" },
+  "workflow-url": { type: "string" },
+  timeout: { type: "string" },
+  ...REPORT_FLAGS,
+} as const;
+
 function parse(argv: string[], env: NodeJS.ProcessEnv) {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      auth: { type: "string" },
-      "workflow-url": { type: "string" },
-      timeout: { type: "string", default: String(DEFAULT_TIMEOUT_MS) },
-      format: { type: "string", default: "text" },
-      out: { type: "string" },
-      help: { type: "boolean", short: "h", default: false },
-    },
-  });
-  if (values.help) return { help: true as const };
+  const { help, values, positionals } = parseFlags(argv, FLAGS);
+  if (help) return { help: true as const };
+  const format = reportFormat(values.format);
   const [, target, ...extra] = positionals;
   if (!target) throw new UsageError("receiver needs the receiver's URL");
   if (extra.length > 0) throw new UsageError("receiver takes one URL");
-  const format = values.format;
-  if (format !== "text" && format !== "json" && format !== "junit")
-    throw new UsageError(`unknown format ${format}`);
   const authText = values.auth ?? env.IDV_RECEIVER_AUTH;
   let auth: ReceiverAuth | undefined;
   try {
@@ -62,8 +64,8 @@ function parse(argv: string[], env: NodeJS.ProcessEnv) {
         ? undefined
         : takeUrl(values["workflow-url"], URL_FLAGS.workflowUrl),
     auth,
-    timeoutMs: wholeNumber(values.timeout, "--timeout", 1),
-    format: format as ReportFormat,
+    timeoutMs: wholeNumber(values.timeout ?? String(DEFAULT_TIMEOUT_MS), "--timeout", 1),
+    format,
     out: values.out,
   };
 }
@@ -74,7 +76,7 @@ export async function runReceiverCheck(
   io: CliIo,
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<number> {
-  const args = parseCommand(() => parse(argv, env), RECEIVER_USAGE, io);
+  const args = await readArgs(RECEIVER_USAGE, io, () => parse(argv, env));
   if (typeof args === "number") return args;
   const out: Writable = args.out ? await openOut(args.out) : io.stdout;
   try {

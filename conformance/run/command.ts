@@ -1,49 +1,45 @@
-// What the active commands (`probe`, `receiver`) share of a command line: usage errors, flags read as
-// numbers (URLs: url-intake.ts), and the report file, opened before anything is sent.
+// What every verb of `idv-conformance` shares of a command line: the parser and usage errors (from
+// src/cli, shared with idv-sandbox), flags read as numbers and report formats (URLs: url-intake.ts),
+// the report file (opened before anything is read or sent), and progress for a person at a terminal.
 import { createWriteStream } from "node:fs";
 import type { Writable } from "node:stream";
+import { type CliIo, oneOf, readCommandLine, UsageError } from "../../src/cli/args.js";
+import type { ReportFormat } from "../findings/reporters.js";
 import { InputError } from "../traffic/input-error.js";
 
-/** A command line that cannot be run: printed with the command's usage, exit 2. */
-export class UsageError extends Error {}
+export { type CliIo, parseFlags, shownWord, UsageError } from "../../src/cli/args.js";
 
-/** Where a command writes: the process's streams, or a test's. */
-interface CommandIo {
-  stdout: Writable;
-  stderr: Writable;
-}
+/** The program's name, as its messages begin. */
+export const PROGRAM = "idv-conformance";
+
+/** The report formats, as `--format` takes them. */
+export const FORMATS: readonly ReportFormat[] = ["text", "json", "junit"];
+
+/** The flags every reporting verb takes. */
+export const REPORT_FLAGS = {
+  format: { type: "string" },
+  out: { type: "string" },
+} as const;
 
 /**
- * A command's arguments, or the exit status when there is nothing to run: 2 after a usage error (the
- * message, then the usage), 0 after `--help`. Errors other than usage errors are not caught.
+ * A verb's arguments, or its exit status when there is nothing to run: 0 after `--help`, 2 after a
+ * usage error (one line naming what is wrong, then the verb's usage).
  */
-export function parseCommand<T extends { help: boolean }>(
-  parse: () => T,
-  usage: string,
-  io: CommandIo,
-): Exclude<T, { help: true }> | number {
-  let args: T;
-  try {
-    args = parse();
-  } catch (error) {
-    // node:util's parseArgs throws TypeError for an unknown or malformed flag.
-    if (!(error instanceof UsageError) && !(error instanceof TypeError)) throw error;
-    io.stderr.write(`idv-conformance: ${error.message}\n\n${usage}\n`);
-    return 2;
-  }
-  if (!args.help) return args as Exclude<T, { help: true }>;
-  io.stdout.write(`${usage}\n`);
-  return 0;
-}
+export const readArgs = <T>(usage: string, io: CliIo, read: () => T | Promise<T>) =>
+  readCommandLine(PROGRAM, usage, io, read);
 
-/** A whole number of at least `min`, from digits only. */
+/** `--format`'s value (text when not given). */
+export const reportFormat = (value: string | undefined): ReportFormat =>
+  value === undefined ? "text" : oneOf(value, FORMATS, "--format");
+
+/** A whole number of at least `min`, from digits only ("0x2", " 2", "2.0" and "1e1" are refused). */
 export function wholeNumber(text: string, flag: string, min: number): number {
   const n = /^[0-9]{1,9}$/.test(text) ? Number(text) : -1;
   if (n < min) throw new UsageError(`${flag} must be a whole number ≥ ${min}`);
   return n;
 }
 
-/** Open the report file before anything is sent, so that a bad path costs no requests. */
+/** Open the report file before anything is read or sent, so that a bad path costs nothing. */
 export function openOut(file: string): Promise<Writable> {
   return new Promise((resolve, reject) => {
     const stream = createWriteStream(file);
@@ -55,3 +51,31 @@ export function openOut(file: string): Promise<Writable> {
 /** Close a report file and wait until it is written. */
 export const closeOut = (out: Writable): Promise<void> =>
   new Promise<void>((resolve, reject) => out.end((e?: Error | null) => (e ? reject(e) : resolve())));
+
+/** A line of progress that rewrites itself, and its removal. */
+export interface Progress {
+  show: (line: string) => void;
+  clear: () => void;
+}
+
+/**
+ * Progress on stderr, only for a person watching a terminal (never into a pipe or a file), after
+ * `quietMs` and at most five times a second: a short run prints only its report.
+ */
+export function progress(io: CliIo, quietMs: number): Progress {
+  if (!io.stderr.isTTY) return { show: () => undefined, clear: () => undefined };
+  const start = Date.now();
+  let last = 0;
+  return {
+    show: (line) => {
+      const now = Date.now();
+      if (now - start < quietMs || now - last < 200) return;
+      last = now;
+      io.stderr.write(`\r\x1b[K${line}`);
+    },
+    clear: () => {
+      if (last > 0) io.stderr.write("\r\x1b[K");
+      last = 0;
+    },
+  };
+}

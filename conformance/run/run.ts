@@ -10,7 +10,7 @@ export interface RunOptions {
 }
 
 /** Promote warnings to violations (for --warnings-as-errors). */
-function promoteWarnings(result: EntryResult): EntryResult {
+export function promoteWarnings(result: EntryResult): EntryResult {
   if (result.warnings.length === 0) return result;
   const violations = [...result.violations, ...result.warnings];
   return { ...result, violations, warnings: [], ok: false };

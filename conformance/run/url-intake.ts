@@ -24,7 +24,7 @@ export const URL_FLAGS = {
   baseUrl: {
     name: "--base-url",
     query: "refuse",
-    credentialsGo: "the API credentials go in IDV_API_KEY and IDV_SECRET",
+    credentialsGo: "the API credentials go in IDV_API_KEY and IDV_API_SECRET",
   },
   receiverUrl: {
     name: "the receiver URL",

@@ -198,6 +198,13 @@ describe("against hostile servers", () => {
             "--timeout",
             "5000",
           ]);
+          if (status === 401) {
+            // The check before any case: one line, and no report.
+            expect(run.status).toBe(2);
+            expect(run.stderr).toMatch(/^idv-conformance probe: \S+ refused the credentials: [^\n]*\n$/);
+            expect(run.stdout + run.stderr).not.toContain(CANARY);
+            return;
+          }
           expect([0, 1]).toContain(run.status);
           expect(run.stderr).toBe("");
           JSON.parse(run.stdout);

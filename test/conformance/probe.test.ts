@@ -275,32 +275,35 @@ describe("the command line", () => {
     expect(credentialsInUrl.stderr).not.toContain("pw@");
   });
 
-  it("takes the credentials from IDV_API_KEY and IDV_SECRET, and says what is missing without them", async () => {
-    const saved = { key: process.env.IDV_API_KEY, secret: process.env.IDV_SECRET };
+  it("takes the deployment and credentials from IDV_BASE_URL, IDV_API_KEY and IDV_API_SECRET, and says what is missing without them", async () => {
+    const names = ["IDV_BASE_URL", "IDV_API_KEY", "IDV_API_SECRET", "IDV_SECRET"] as const;
+    const saved = new Map(names.map((n) => [n, process.env[n]]));
     try {
-      delete process.env.IDV_API_KEY;
-      delete process.env.IDV_SECRET;
+      for (const n of names) delete process.env[n];
       const missing = await runInProcess(["probe", "--base-url", sandbox.url]);
       expect(missing.status).toBe(2);
-      expect(missing.stderr).toContain("probe needs credentials: IDV_API_KEY and IDV_SECRET");
+      expect(missing.stderr).toContain(
+        "probe needs credentials: IDV_API_KEY and IDV_API_SECRET in the environment, or --key and --secret",
+      );
+      const noUrl = await runInProcess(["probe"]);
+      expect(noUrl.stderr).toContain("probe needs --base-url URL (or IDV_BASE_URL in the environment)");
+      process.env.IDV_BASE_URL = sandbox.url;
       process.env.IDV_API_KEY = CREDENTIALS.apiKey;
-      process.env.IDV_SECRET = CREDENTIALS.secret;
-      const run = await runInProcess([
-        "probe",
-        "--base-url",
-        sandbox.url,
-        "--operations",
-        "createPepCheck",
-        "--format",
-        "json",
-      ]);
+      process.env.IDV_API_SECRET = CREDENTIALS.secret;
+      const run = await runInProcess(["probe", "--operations", "createPepCheck", "--format", "json"]);
+      expect(run.stderr).toBe("");
       expect(run.status).toBe(0);
       expect((JSON.parse(run.stdout) as JsonReport).summary.requests).toBeGreaterThan(10);
+      // The name before 1.1 still works, with a warning that names the one to use.
+      delete process.env.IDV_API_SECRET;
+      process.env.IDV_SECRET = CREDENTIALS.secret;
+      const old = await runInProcess(["probe", "--operations", "getEddCase", "--format", "json"]);
+      expect(old.status).toBe(0);
+      expect(old.stderr).toBe("idv-conformance probe: IDV_SECRET is deprecated: name it IDV_API_SECRET\n");
     } finally {
-      if (saved.key === undefined) delete process.env.IDV_API_KEY;
-      else process.env.IDV_API_KEY = saved.key;
-      if (saved.secret === undefined) delete process.env.IDV_SECRET;
-      else process.env.IDV_SECRET = saved.secret;
+      for (const [n, v] of saved)
+        if (v === undefined) delete process.env[n];
+        else process.env[n] = v;
     }
   }, 60_000);
 
@@ -345,7 +348,7 @@ describe("the command line", () => {
       expect(xml).toMatch(/tests="\d+" failures="4" errors="0"/);
       expect(xml).toContain("Reproduce:\nBODY=$&apos;{");
       expect(xml).toContain("curl -sS -i -X POST");
-      expect(xml).toContain("openssl dgst -sha256 -hmac &quot;$IDV_SECRET&quot;");
+      expect(xml).toContain("openssl dgst -sha256 -hmac &quot;$IDV_API_SECRET&quot;");
       expect(xml).not.toContain(CREDENTIALS.secret);
       // Every element opened is closed: the document is whole.
       expect(xml.match(/<testcase /g)?.length).toBe(xml.match(/<\/testcase>/g)?.length);
@@ -387,7 +390,7 @@ describe("the reproducer", () => {
         expect(line).not.toContain(CREDENTIALS.secret);
         // Not spawnSync: the sandbox answering curl runs in this process.
         const run = await promisify(execFile)("bash", ["-c", line.replace(from, sandbox.url)], {
-          env: { ...process.env, IDV_API_KEY: CREDENTIALS.apiKey, IDV_SECRET: CREDENTIALS.secret },
+          env: { ...process.env, IDV_API_KEY: CREDENTIALS.apiKey, IDV_API_SECRET: CREDENTIALS.secret },
           encoding: "utf8",
           timeout: 20_000,
         });

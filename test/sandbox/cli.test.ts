@@ -1,6 +1,7 @@
 // The sandbox's command line: flags, generated credentials printed once, given ones never echoed,
 // clear refusals of bad flags (naming the flag, not the value), SIGTERM stops it.
 import { spawn, spawnSync } from "node:child_process";
+import { randomUUID } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -10,13 +11,22 @@ import { CANARIES, containsCanary } from "../support/hostile.js";
 
 const ARGS = ["--import", "tsx", fromRoot("sandbox/cli.ts")];
 
+/** This process's environment without the credentials the sandbox would otherwise take from it. */
+function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env = { ...process.env, ...extra };
+  for (const name of ["IDV_API_KEY", "IDV_API_SECRET", "PORT"]) if (!(name in extra)) delete env[name];
+  return env;
+}
+
 /** Run the CLI until it says it listens (or exits); then SIGTERM it. Its output and exit code. */
 async function runUntilListening(
   args: string[],
-  beforeStop: () => void = () => undefined,
-): Promise<{ out: string; code: number | null }> {
+  beforeStop: (out: string) => void | Promise<void> = () => undefined,
+  env: Record<string, string> = {},
+): Promise<{ out: string; code: number | null; pid: number | undefined }> {
   const child = spawn(process.execPath, [...ARGS, ...args], {
     cwd: fromRoot(),
+    env: cleanEnv(env),
     stdio: ["ignore", "pipe", "pipe"],
   });
   let out = "";
@@ -26,11 +36,11 @@ async function runUntilListening(
   const deadline = Date.now() + 20_000;
   while (!/listening on/.test(out) && child.exitCode === null && Date.now() < deadline)
     await new Promise((r) => setTimeout(r, 50));
-  beforeStop();
+  await beforeStop(out);
   child.kill("SIGTERM");
   // The exit first: what it prints on the way out belongs to the output too.
   const code = await exited;
-  return { out, code };
+  return { out, code, pid: child.pid };
 }
 
 describe("npm run sandbox", () => {
@@ -80,6 +90,34 @@ describe("npm run sandbox", () => {
     expect(code).toBe(0);
   });
 
+  it("--json gives the server's own pid: the process that SIGTERM stops", async () => {
+    const { out, code, pid } = await runUntilListening(["--port", "0", "--json"]);
+    expect(JSON.parse(out.split("\n")[0] ?? "").pid).toBe(pid);
+    expect(code).toBe(0);
+  });
+
+  it("takes IDV_API_KEY and IDV_API_SECRET from the environment, never echoing them", async () => {
+    let status = 0;
+    const { out, code } = await runUntilListening(
+      ["--port", "0", "--json"],
+      async (text) => {
+        const { url } = JSON.parse(text.split("\n")[0] ?? "") as { url: string };
+        const answer = await fetch(`${url}/api/v2/manual_eidv/${randomUUID()}/assets/pep_watchlist`, {
+          headers: { "Svc-API-Key": CANARIES[0], "Svc-Secret": CANARIES[1] },
+        });
+        status = answer.status;
+      },
+      { IDV_API_KEY: CANARIES[0], IDV_API_SECRET: CANARIES[1] },
+    );
+    // Accepted: a record it does not have, not a refusal.
+    expect(status).toBe(404);
+    expect(Object.keys(JSON.parse(out.split("\n")[0] ?? ""))).toEqual(["url", "control", "pid"]);
+    expect(out).not.toContain("API key:");
+    expect(out).toContain("Credentials: IDV_API_KEY and IDV_API_SECRET from the environment.\n");
+    expect(containsCanary(out)).toBe(false);
+    expect(code).toBe(0);
+  });
+
   it("--json never echoes credentials it was given; --print-url prints the address alone first", async () => {
     const given = await runUntilListening([
       "--port",
@@ -90,7 +128,7 @@ describe("npm run sandbox", () => {
       "--secret",
       CANARIES[1],
     ]);
-    expect(Object.keys(JSON.parse(given.out.split("\n")[0] ?? ""))).toEqual(["url", "control"]);
+    expect(Object.keys(JSON.parse(given.out.split("\n")[0] ?? ""))).toEqual(["url", "control", "pid"]);
     expect(containsCanary(given.out)).toBe(false);
     const plain = await runUntilListening(["--port", "0", "--print-url"]);
     expect(plain.out.split("\n")[0]).toMatch(/^http:\/\/127\.0\.0\.1:[1-9]\d*$/);
@@ -128,17 +166,36 @@ describe("npm run sandbox", () => {
     ],
     [["--webhook-url", "ftp://x/"], /url must use http or https/],
     [["--port", "99999"], /--port must be an integer/],
-    [["--colour", "red"], /Unknown option '--colour'/],
+    [["--colour", "red"], /unknown flag --colour/],
+    [["--port"], /--port needs a value/],
+    [["--port", "--json"], /--port needs a value/],
+    [["--json=yes"], /--json takes no value/],
     [["--json", "--print-url"], /--json and --print-url go apart/],
-  ])("refuses %j with exit 2 and one line", (args, message) => {
+    [["serve"], /takes no arguments/],
+  ])("refuses %j with exit 2, one line naming it, then the usage", (args, message) => {
     const run = spawnSync(process.execPath, [...ARGS, ...args], {
       cwd: fromRoot(),
+      env: cleanEnv(),
       encoding: "utf8",
       timeout: 20_000,
     });
     expect(run.status).toBe(2);
-    expect(run.stderr).toMatch(message);
-    expect(run.stderr.trim().split("\n")).toHaveLength(1);
+    const [line, blank, usage] = run.stderr.split("\n");
+    expect(line).toMatch(message);
+    expect([blank, usage]).toEqual(["", "Usage: idv-sandbox [options]"]);
+    expect(run.stdout).toBe("");
+    expect(containsCanary(run.stderr)).toBe(false);
+  });
+
+  it("refuses IDV_API_KEY without IDV_API_SECRET, naming both and neither value", () => {
+    const run = spawnSync(process.execPath, [...ARGS], {
+      cwd: fromRoot(),
+      env: cleanEnv({ IDV_API_KEY: CANARIES[0] }),
+      encoding: "utf8",
+      timeout: 20_000,
+    });
+    expect(run.status).toBe(2);
+    expect(run.stderr).toMatch(/^idv-sandbox: IDV_API_KEY and IDV_API_SECRET go together/);
     expect(containsCanary(run.stderr)).toBe(false);
   });
 });
