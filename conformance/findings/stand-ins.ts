@@ -5,12 +5,14 @@
 // The choices come from HMAC-SHA-256 under a key drawn afresh for each recording and never written:
 // the same value gives the same stand-in within a recording (an id echoed back, or used in a later
 // path, still links), and nothing links or reverses across recordings.
-import { createHmac, randomBytes } from "node:crypto";
+import { createCipheriv, createHmac, randomBytes } from "node:crypto";
 
 /** Tries, with the round in the HMAC's input, before a stand-in equal to its value is accepted. */
 const ROUNDS = 8;
 /** Values kept in the memo; past it stand-ins are recomputed (the same, as HMAC is deterministic). */
 const MEMO_LIMIT = 4096;
+/** Values longer than this are not kept in the memo: it is bounded in bytes too. */
+const MEMO_VALUE_LENGTH = 256;
 
 const LOWER_HEX = "abcdef";
 const LOWER_REST = "ghijklmnopqrstuvwxyz";
@@ -28,25 +30,28 @@ const SCHEME = /^[A-Za-z][A-Za-z0-9+.-]{0,15}:(\/\/)?/;
 /** A UTC offset that RFC 3339 allows: kept, as it says nothing of a person. */
 const OFFSET = /^(?:[Zz]|[+-](?:[01]\d|2[0-3]):[0-5]\d)?$/;
 
-/** A source of pseudo-random bytes for one value: HMAC-SHA-256 blocks of (round, block, value). */
+/** Keystream bytes drawn at a time. */
+const CHUNK = 4096;
+const ZEROS = Buffer.alloc(CHUNK);
+
+/**
+ * A source of pseudo-random numbers for one value: AES-256-CTR's keystream under HMAC-SHA-256(key,
+ * round and value), so a long value costs one HMAC and a cipher pass, not an HMAC per character.
+ */
 class Stream {
-  private block = 0;
+  private readonly cipher: ReturnType<typeof createCipheriv>;
   private bytes = Buffer.alloc(0);
   private at = 0;
 
-  constructor(
-    private readonly key: Buffer,
-    private readonly round: number,
-    private readonly value: string,
-  ) {}
+  constructor(key: Buffer, round: number, value: string) {
+    const derived = createHmac("sha256", key).update(`${round}\u0000`).update(value).digest();
+    this.cipher = createCipheriv("aes-256-ctr", derived, Buffer.alloc(16));
+  }
 
-  /** A number in [0, n). The bias of a byte modulo n < 64 does not matter for a stand-in. */
+  /** A number in [0, n). The bias of 16 bits modulo n < 64 does not matter for a stand-in. */
   below(n: number): number {
     if (this.at + 2 > this.bytes.length) {
-      this.bytes = createHmac("sha256", this.key)
-        .update(`${this.round}\u0000${this.block++}\u0000`)
-        .update(this.value)
-        .digest();
+      this.bytes = this.cipher.update(ZEROS);
       this.at = 0;
     }
     const x = this.bytes.readUInt16BE(this.at);
@@ -69,6 +74,26 @@ function isCalendarDate(year: number, month: number, day: number): boolean {
 
 const two = (n: number): string => String(n).padStart(2, "0");
 
+/** The classes a letter or digit of another script keeps: upper case, lower case, other letters, digits. */
+const CLASSES = [/\p{Lu}/u, /\p{Ll}/u, /\p{L}/u, /\p{Nd}/u];
+/** Candidates by block and class, found once (at most 64 code points each; blocks are few in practice). */
+const candidatesMemo = new Map<string, string[]>();
+
+/** The code points of a block of 64 that are of a class. */
+function sameClass(base: number, cls: RegExp): string[] {
+  const key = `${base}:${cls.source}`;
+  let found = candidatesMemo.get(key);
+  if (found === undefined) {
+    found = [];
+    for (let p = base; p < base + 64; p++) {
+      const candidate = String.fromCodePoint(p);
+      if (cls.test(candidate)) found.push(candidate);
+    }
+    if (candidatesMemo.size < 4096) candidatesMemo.set(key, found);
+  }
+  return found;
+}
+
 /** Makes the stand-ins of one recording. */
 export class StandIns {
   private readonly key: Buffer;
@@ -85,7 +110,7 @@ export class StandIns {
     if (known !== undefined) return known;
     let out = value;
     for (let round = 0; round < ROUNDS && out === value; round++) out = this.make(value, round);
-    if (this.memo.size < MEMO_LIMIT) this.memo.set(value, out);
+    if (this.memo.size < MEMO_LIMIT && value.length <= MEMO_VALUE_LENGTH) this.memo.set(value, out);
     return out;
   }
 
@@ -147,24 +172,11 @@ export class StandIns {
 
   /** A letter or digit of another script: one of the same class from its block of 64 code points. */
   private nonAscii(c: string, stream: Stream): string {
-    const cp = c.codePointAt(0) as number;
-    const cls = /\p{Lu}/u.test(c)
-      ? /\p{Lu}/u
-      : /\p{Ll}/u.test(c)
-        ? /\p{Ll}/u
-        : /\p{L}/u.test(c)
-          ? /\p{L}/u
-          : /\p{Nd}/u.test(c)
-            ? /\p{Nd}/u
-            : undefined;
+    const cls = CLASSES.find((re) => re.test(c));
     // Symbols, marks and emoji say nothing of a person alone; letters and digits might.
     if (!cls) return c;
-    const base = cp - (cp % 64);
-    const candidates: string[] = [];
-    for (let p = base; p < base + 64; p++) {
-      const candidate = String.fromCodePoint(p);
-      if (cls.test(candidate)) candidates.push(candidate);
-    }
+    const cp = c.codePointAt(0) as number;
+    const candidates = sameClass(cp - (cp % 64), cls);
     return candidates[stream.below(candidates.length)] ?? c;
   }
 }
