@@ -92,7 +92,7 @@ export async function runProxy(argv: string[], io: ProxyIo): Promise<number> {
   const spec = args.spec ? await readContract(args.spec) : bundledContract();
   const checker = await openConformanceChecker({ spec, basePaths: args["base-path"] ?? [] });
   const recorder = args.record
-    ? await HarRecorder.open(args.record, spec).catch(() => {
+    ? await HarRecorder.open(args.record, spec, { checker, basePaths: args["base-path"] ?? [] }).catch(() => {
         throw new InputError(args.record as string, "cannot be written");
       })
     : undefined;
