@@ -151,7 +151,7 @@ export function differences(a: EntryResult, b: EntryResult): Finding[] {
 export function withheldFor(live: EntryResult, recorded: EntryResult): Withheld | undefined {
   if (sameVerdict(live, recorded)) return undefined;
   const seen = new Set<string>();
-  let locations: WithheldLocation[] = [];
+  const locations: WithheldLocation[] = [];
   for (const f of differences(live, recorded)) {
     const id = `${f.in}\u0000${f.pointer}`;
     if (seen.has(id)) continue;
@@ -166,8 +166,17 @@ export function withheldFor(live: EntryResult, recorded: EntryResult): Withheld 
     warnings: live.warnings.filter(coveredBy(l)),
   });
   if (!routed || locations.length === 0 || !sameVerdict(live, mergeWithheld(recorded, pick(locations))))
-    locations = [{ in: "entry", pointer: "" }];
+    return wholeEntry(live);
   return pick(locations);
+}
+
+/** The whole entry withheld: every finding is the live one. */
+export function wholeEntry(live: EntryResult): Withheld {
+  return {
+    locations: [{ in: "entry", pointer: "" }],
+    violations: live.violations,
+    warnings: live.warnings,
+  };
 }
 
 /** Printable text of bounded length: a message read from a file is shown to a person. */

@@ -9,7 +9,13 @@ import { Vocabulary } from "../../src/vocabulary.js";
 import type { EntryResult } from "../findings/findings.js";
 import { StandIns } from "../findings/stand-ins.js";
 import { safeMethod } from "../findings/vocabulary.js";
-import { type Withheld, withheldFor, withheldMember, WITHHELD_MEMBER } from "../findings/withheld.js";
+import {
+  wholeEntry,
+  type Withheld,
+  withheldFor,
+  withheldMember,
+  WITHHELD_MEMBER,
+} from "../findings/withheld.js";
 import { openConformanceChecker, type ConformanceChecker } from "../run/open-checker.js";
 import { exchangeFromHar } from "../traffic/read-traffic.js";
 import { HeaderRedactor } from "./har-headers.js";
@@ -197,7 +203,7 @@ export class HarRecorder {
       recorded = this.checker.checkExchange(back);
     } catch {
       // Not readable as written, or not checkable: nothing of the stand-ins stands for the values.
-      return withheldFor(live, { ...live, path: "", violations: [], warnings: [] });
+      return wholeEntry(live);
     }
     return withheldFor(live, recorded);
   }
