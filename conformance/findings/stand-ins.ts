@@ -2,7 +2,8 @@
 // as it ran: so a value is not blanked but replaced by one of the same shape. Each letter becomes a
 // letter of the same case (a hex letter a hex letter), each digit a digit (a leading one zero or not as
 // it was), punctuation and spaces stay; a valid calendar date or timestamp becomes another valid one.
-// The choices come from HMAC-SHA-256 under a key drawn afresh for each recording and never written:
+// The choices come from HMAC-SHA-256 under a key drawn afresh for each recording and never written
+// (it keys an AES-CTR keystream per value, so a long value is cheap):
 // the same value gives the same stand-in within a recording (an id echoed back, or used in a later
 // path, still links), and nothing links or reverses across recordings.
 import { createCipheriv, createHmac, randomBytes } from "node:crypto";
@@ -25,8 +26,11 @@ const NONZERO = "123456789";
 const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})(?:([Tt ])(\d{2}):(\d{2}):(\d{2})(\.\d+)?)?(.*)$/s;
 /** A day, month and year with slashes, dots or dashes between (DD/MM/YYYY, MM/DD/YYYY). */
 const DAY_MONTH_YEAR = /^(\d{2})([/.-])(\d{2})\2(\d{4})$/;
-/** A URL's scheme: kept, as it says nothing of a person (`https://` may be what a pattern asks). */
-const SCHEME = /^[A-Za-z][A-Za-z0-9+.-]{0,15}:(\/\/)?/;
+/**
+ * A URL's scheme: kept, as it says nothing of a person (`https://` may be what a pattern asks). Only
+ * before `//`, or one of a few that take none: `Smith: …` in free text is not a scheme.
+ */
+const SCHEME = /^(?:[A-Za-z][A-Za-z0-9+.-]{0,15}:\/\/|(?:mailto|tel|urn|data):)/i;
 /** A UTC offset that RFC 3339 allows: kept, as it says nothing of a person. */
 const OFFSET = /^(?:[Zz]|[+-](?:[01]\d|2[0-3]):[0-5]\d)?$/;
 

@@ -87,6 +87,9 @@ describe("stand-ins", () => {
     expect(standIns.text("https://jane.example.com/done")).toMatch(
       /^https:\/\/[a-z]{4}\.[a-z]{7}\.[a-z]{3}\/[a-z]{4}$/,
     );
+    // Free text with a colon is not a URL: the word before it is replaced too.
+    expect(standIns.text("Smith: call back")).toMatch(/^[A-Z][a-z]{4}: [a-z]{4} [a-z]{4}$/);
+    expect(standIns.text("Smith: call back").startsWith("Smith")).toBe(false);
     const out = standIns.text("Ølga Żółć");
     expect(out).not.toBe("Ølga Żółć");
     expect(out).toMatch(/^\p{Lu}\p{Ll}{3} \p{Lu}\p{Ll}{3}$/u);
