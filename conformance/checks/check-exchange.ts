@@ -24,6 +24,7 @@ import { formParts, multipartBoundary } from "../traffic/multipart.js";
 import { mediaTypeEssence, pointerToken } from "../findings/redact.js";
 import { reportSchemaErrors } from "./schema-errors.js";
 import { safeMethod, Vocabulary } from "../findings/vocabulary.js";
+import { mergeWithheld } from "../findings/withheld.js";
 
 // Schemas are walked structurally.
 type Json = any;
@@ -109,7 +110,8 @@ export class ExchangeChecker {
     };
     if (file !== undefined) result.file = file;
     if (exchange.line !== undefined) result.line = exchange.line;
-    return result;
+    // Where the recording withheld a value, its stand-in's findings give way to the live ones.
+    return exchange.withheld ? mergeWithheld(result, exchange.withheld, this.vocabulary) : result;
   }
 
   private checkSecurity(op: OperationModel, headers: HeaderMap, findings: FindingList): void {

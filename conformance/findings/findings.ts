@@ -29,7 +29,8 @@ export type CheckName =
   | "error_shape"
   | "channel_known"
   | "payload_schema"
-  | "required_headers";
+  | "required_headers"
+  | "value_withheld";
 
 /** A violation or warning: where, which check, a JSON pointer into that part, and why. No recorded values. */
 export interface Finding {
@@ -56,6 +57,11 @@ export interface EntryResult {
   ok: boolean;
   violations: Finding[];
   warnings: Finding[];
+  /**
+   * Locations whose values the recording withheld (no stand-in is judged as they were): the findings
+   * there are those the live check made, as the recording carries them (findings/withheld.ts).
+   */
+  withheld?: { in: FindingLocation; pointer: string }[];
 }
 
 /** Totals of a run. */

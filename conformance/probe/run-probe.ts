@@ -5,6 +5,7 @@ import { type Exchange, NOT_JSON, parseJson } from "../traffic/exchange.js";
 import { bundledContract } from "../checks/load-contract.js";
 import { openConformanceChecker } from "../run/open-checker.js";
 import type { HarRecorder } from "../proxy/har.js";
+import type { EntryResult } from "../findings/findings.js";
 import type { ActiveFinding, ActiveResult } from "./active-report.js";
 import { type ApiCredentials, type CredentialVariant, credentialHeaders } from "./credentials.js";
 import { type CurlHeader, curlCommand } from "./curl.js";
@@ -193,20 +194,24 @@ export class ProbeSession {
       },
     );
     const requestHeaders = new Map(headers.map(([n, v]) => [n.toLowerCase(), v]));
-    this.options.recorder?.add({
-      startedAt,
-      durationMs: answer.ms,
-      method: c.op.method,
-      target: { origin: url.origin, pathname: url.pathname, query: "" },
-      request: { headers, ...(body ? { body } : {}), size: body?.length ?? 0 },
-      status: answer.status,
-      response: { headers: Object.entries(answer.headers), body: answer.body, size: answer.body.length },
-    });
-    await this.options.recorder?.ready();
+    // Recorded once judged, with the suite's verdict on it: the recording is made to be judged the same.
+    const record = (verdict?: EntryResult) =>
+      this.options.recorder?.add({
+        startedAt,
+        durationMs: answer.ms,
+        method: c.op.method,
+        target: { origin: url.origin, pathname: url.pathname, query: "" },
+        request: { headers, ...(body ? { body } : {}), size: body?.length ?? 0 },
+        status: answer.status,
+        response: { headers: Object.entries(answer.headers), body: answer.body, size: answer.body.length },
+        basePath: this.prefix,
+        ...(verdict ? { verdict } : {}),
+      });
     const violations: ActiveFinding[] = [];
     const warnings: ActiveFinding[] = [];
     let json: unknown;
     if (answer.status === 0) {
+      record();
       violations.push({
         in: "response.status",
         check: "answered",
@@ -234,10 +239,17 @@ export class ProbeSession {
           body: { kind: "bytes", bytes: answer.body },
         },
       };
-      let judged: { violations: ActiveFinding[]; warnings: ActiveFinding[] };
+      let verdict: EntryResult | undefined;
       try {
-        judged = this.checker.checkExchange(exchange);
+        verdict = this.checker.checkExchange(exchange);
       } catch {
+        verdict = undefined;
+      }
+      // A truncated answer was judged by its start: no verdict the recording could be held to.
+      record(answer.truncated ? undefined : verdict);
+      let judged: { violations: ActiveFinding[]; warnings: ActiveFinding[] };
+      if (verdict) judged = verdict;
+      else {
         // A body too costly to parse (the deployment's bytes): say so, never crash.
         judged = {
           violations: [
@@ -273,6 +285,7 @@ export class ProbeSession {
       json = this.jsonOf(answer);
       violations.push(...this.expectation(c, answer, json));
     }
+    await this.options.recorder?.ready();
     const result: ActiveResult = {
       phase: c.phase,
       case: c.case,

@@ -2,11 +2,14 @@
 // anything there (a name, a token), so nothing is kept because of the header it came in: a name is
 // kept when the contract or HTTP itself defines it, a value when it is one the contract or HTTP
 // describes (a media type the contract names, a known coding, an enum value, a timestamp in the
-// contract's format); each element of a list is judged alone; everything else is `[redacted]`.
+// contract's format); each element of a list is judged alone. Any other value of a header the
+// contract describes (a parameter, a response header) becomes its stand-in, so the check judges the
+// recording as it judged the traffic; a credential and anything else is `[redacted]`.
 import { REDACTED } from "../../src/redact.js";
 import type { Vocabulary } from "../../src/vocabulary.js";
 import { walkContract } from "../../src/contract-walk.js";
 import { mediaTypeEssence } from "../findings/redact.js";
+import type { RecordingValues } from "./har-stand-ins.js";
 
 // A contract document is walked structurally.
 type Json = any;
@@ -131,13 +134,23 @@ function describe(name: string, schema: Json): ContractHeader {
   };
 }
 
-/** The headers the contract names (security schemes, header parameters, response headers) by lower-case name. */
-function contractHeaders(document: Json): Map<string, ContractHeader> {
-  const out = new Map<string, ContractHeader>();
+/** The lower-case names of the headers that carry credentials (the security schemes' API keys). */
+function credentialHeaders(document: Json): Set<string> {
+  const out = new Set<string>();
   for (const scheme of Object.values<Json>(document?.components?.securitySchemes ?? {})) {
     const s = deref(document, scheme);
     if (s?.type === "apiKey" && s.in === "header" && typeof s.name === "string")
-      out.set(s.name.toLowerCase(), { name: s.name });
+      out.add(s.name.toLowerCase());
+  }
+  return out;
+}
+
+/** The headers the contract names (security schemes, header parameters, response headers) by lower-case name. */
+function contractHeaders(document: Json, credentials: Set<string>): Map<string, ContractHeader> {
+  const out = new Map<string, ContractHeader>();
+  for (const scheme of Object.values<Json>(document?.components?.securitySchemes ?? {})) {
+    const s = deref(document, scheme);
+    if (credentials.has(String(s?.name).toLowerCase())) out.set(s.name.toLowerCase(), { name: s.name });
   }
   walkContract([document?.paths, document?.components, document?.webhooks], (node) => {
     if (node.in === "header" && typeof node.name === "string")
@@ -192,14 +205,18 @@ function weighted(element: string, known: (token: string) => string | undefined)
 export class HeaderRedactor {
   private readonly spelling = new Map<string, string>();
   private readonly contract: Map<string, ContractHeader>;
+  private readonly credentials: Set<string>;
   private readonly examples: Set<string>;
 
+  /** @param values the recording's stand-ins; without them, every value not kept is `[redacted]` */
   constructor(
     document: Json,
     private readonly words: Vocabulary,
+    private readonly values?: RecordingValues,
   ) {
     for (const field of HTTP_FIELDS) this.spelling.set(field.toLowerCase(), field);
-    this.contract = contractHeaders(document);
+    this.credentials = credentialHeaders(document);
+    this.contract = contractHeaders(document, this.credentials);
     for (const [lower, header] of this.contract) this.spelling.set(lower, header.name);
     this.examples = exampleNames(document);
   }
@@ -218,6 +235,8 @@ export class HeaderRedactor {
   /** A value as recorded: kept where the field's grammar and the contract describe it, else redacted. */
   private value(name: string, value: string): string {
     const words = this.words;
+    // An empty value holds nothing, and the checks tell it from a missing or a present one.
+    if (value === "") return value;
     switch (name) {
       case "content-type":
         return this.contentType(value);
@@ -263,10 +282,12 @@ export class HeaderRedactor {
     }
     if (name === "x-workflow-event-type")
       // Its schema lists no values (new ones may come); one the contract writes elsewhere is its word.
-      return words.isValue(value) ? value : REDACTED;
+      return words.isValue(value) ? value : (this.values?.value(value) ?? REDACTED);
     const header = this.contract.get(name);
     if (header?.values?.has(value)) return value;
     if (header?.format === "date-time" && isTimestamp(value)) return value;
+    // A credential's presence is what the checks judge: it is never given a stand-in of its shape.
+    if (header && this.values && !this.credentials.has(name)) return this.values.value(value);
     return REDACTED;
   }
 
@@ -287,7 +308,8 @@ export class HeaderRedactor {
         return name === "boundary" ? `boundary=${REDACTED}` : undefined;
       })
       .filter((p) => p !== undefined);
-    return [this.words.mediaType(essence), ...params].join("; ");
+    const type = this.values ? this.values.mediaType(essence) : this.words.mediaType(essence);
+    return [type, ...params].join("; ");
   }
 
   /** A media range of Accept: `*\/*`, `type/*` or a media type the contract or common traffic names. */

@@ -1,15 +1,25 @@
-// The validating proxy's recording: a HAR 1.2 file written entry by entry, with credentials and
-// personal data redacted. Headers keep only the names and values the contract and HTTP describe
-// (proxy-har-headers.ts); a JSON body keeps its shape, numbers, booleans and the contract's own words
-// (enum and const values), and every other string becomes "[redacted]"; other bodies keep only their
-// media type and size.
+// The recording of the validating proxy and of the probe: a HAR 1.2 file written entry by entry,
+// holding no credential and no personal value, that `check` judges as the traffic was judged live.
+// Headers keep only the names and values the contract and HTTP describe (har-headers.ts); every other
+// recorded value becomes a stand-in of the same shape (har-stand-ins.ts). Each entry is then read back
+// and checked as `check` will: where a finding differs from the live verdict, the entry withholds
+// those locations and carries the live findings there (findings/withheld.ts).
 import { createWriteStream, type WriteStream } from "node:fs";
-import { REDACTED } from "../../src/redact.js";
-import { decodeJsonBody, MAX_JSON_DEPTH } from "../../src/server/index.js";
 import { Vocabulary } from "../../src/vocabulary.js";
-import { HeaderRedactor } from "./har-headers.js";
-import { mediaTypeEssence } from "../findings/redact.js";
+import type { EntryResult } from "../findings/findings.js";
+import { StandIns } from "../findings/stand-ins.js";
 import { safeMethod } from "../findings/vocabulary.js";
+import {
+  wholeEntry,
+  type Withheld,
+  withheldFor,
+  withheldMember,
+  WITHHELD_MEMBER,
+} from "../findings/withheld.js";
+import { openConformanceChecker, type ConformanceChecker } from "../run/open-checker.js";
+import { exchangeFromHar } from "../traffic/read-traffic.js";
+import { HeaderRedactor } from "./har-headers.js";
+import { harContent, RecordingValues } from "./har-stand-ins.js";
 
 // A contract document is walked structurally.
 type Json = any;
@@ -34,79 +44,27 @@ export interface HarExchange {
   request: HarMessage;
   status: number;
   response: HarMessage;
+  /** The prefix of `target.pathname` that is the service's own base path (kept as it is). */
+  basePath?: string;
+  /** The verdict of the check when the exchange happened: the recording is made to be judged the same. */
+  verdict?: EntryResult;
 }
 
-/** A short integer id or a UUID: the identifiers the contract's paths carry, not personal data. */
-const ID_SEGMENT =
-  /^(0|[1-9][0-9]{0,11})(\.pdf)?$|^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}(\.pdf)?$/i;
-
-/** Names the contract writes are kept; any other becomes `[redacted]1`, `[redacted]2`, … in order. */
-function nameMasker(words: Vocabulary): (name: string) => string {
-  let unknown = 0;
-  return (name) => (words.isName(name) ? name : `${REDACTED}${++unknown}`);
+/** What a recorder is given beside the file and the contract. */
+export interface RecorderOptions {
+  /** How much may wait for the disk before `ready` holds new exchanges back. */
+  backlogBytes?: number;
+  /** Path prefixes the traffic carries before the contract's paths (kept as they are). */
+  basePaths?: string[];
+  /** The checker that judges each entry as `check` will read it; one of the contract's when omitted. */
+  checker?: ConformanceChecker;
+  /** The stand-ins' HMAC key: a fresh random one unless a test fixes it. */
+  key?: Buffer;
 }
 
-/** A JSON value with every string that is not a contract word redacted, and every member name it does not write. */
-function redactJson(value: unknown, words: Vocabulary, depth = 0): unknown {
-  if (typeof value === "string") return words.isValue(value) ? value : REDACTED;
-  if (value === null || typeof value !== "object") return value;
-  // decodeJsonBody refused anything deeper, so the recursion is bounded.
-  if (depth > MAX_JSON_DEPTH) return REDACTED;
-  if (Array.isArray(value)) return value.map((v) => redactJson(v, words, depth + 1));
-  const out: Record<string, unknown> = Object.create(null);
-  const mask = nameMasker(words);
-  for (const [key, member] of Object.entries(value)) out[mask(key)] = redactJson(member, words, depth + 1);
-  return out;
-}
-
-/** A body for the HAR: redacted JSON text, or only its media type and size. */
-function harContent(
-  message: HarMessage,
-  words: Vocabulary,
-): { mimeType: string; size: number; text?: string; comment?: string } {
-  const type = message.headers.find(([name]) => name.toLowerCase() === "content-type")?.[1];
-  const essence = type === undefined ? undefined : mediaTypeEssence(type);
-  const mimeType = type === undefined ? "" : essence === undefined ? REDACTED : words.mediaType(essence);
-  const base = { mimeType, size: message.size };
-  if (message.size > 0 && !message.body)
-    return { ...base, comment: "body not recorded: over the capture limit" };
-  if (!message.body || message.body.length === 0) return base;
-  const read = decodeJsonBody(message.body);
-  if (!read.ok) return { ...base, comment: "body not recorded: not JSON" };
-  return { ...base, text: JSON.stringify(redactJson(read.value, words)) };
-}
-
-/** The URL with every path segment that is neither a contract word nor an id redacted, every query value, and query names the contract does not write. */
-function redactUrl(
-  url: HarExchange["target"],
-  words: Vocabulary,
-): { url: string; queryString: { name: string; value: string }[] } {
-  const path = url.pathname
-    .split("/")
-    .map((segment) => {
-      const decoded = decodeURIComponentSafe(segment);
-      return segment === "" || words.isSegment(decoded) || ID_SEGMENT.test(decoded) ? segment : REDACTED;
-    })
-    .join("/");
-  const mask = nameMasker(words);
-  const queryString = [...new URLSearchParams(url.query).keys()].map((name) => ({
-    name: mask(name),
-    value: REDACTED,
-  }));
-  const search =
-    queryString.length > 0
-      ? `?${queryString.map((q) => `${encodeURIComponent(q.name)}=${encodeURIComponent(q.value)}`).join("&")}`
-      : "";
-  return { url: `${url.origin}${path}${search}`, queryString };
-}
-
-function decodeURIComponentSafe(segment: string): string {
-  try {
-    return decodeURIComponent(segment);
-  } catch {
-    return segment;
-  }
-}
+/** What the recording says of itself, in its log's comment. */
+const RECORDING_COMMENT =
+  "Every value that is not a word of the contract is a stand-in of the same shape (the same stand-in for the same value within this file, from a key that was not kept). An entry's _idvWithheld names the locations whose stand-ins are not judged as the values were, with the findings the check made there when the exchange was recorded.";
 
 /** Bytes of entries waiting for the disk past which new exchanges are held back (see `ready`). */
 export const RECORDING_BACKLOG_BYTES = 16 * 1024 * 1024;
@@ -119,43 +77,80 @@ export class HarRecorder {
 
   private constructor(
     private readonly stream: WriteStream,
-    private readonly words: Vocabulary,
+    private readonly values: RecordingValues,
     private readonly headers: HeaderRedactor,
+    private readonly checker: ConformanceChecker,
     private readonly backlogBytes: number,
   ) {
     stream.on("error", (error) => (this.failed = error));
   }
 
   /**
-   * Open FILE for writing (rejects when it cannot be) and write the HAR's head. `backlogBytes` is
-   * how much may wait for the disk before `ready` holds new exchanges back.
+   * Open FILE for writing (rejects when it cannot be) and write the HAR's head. A number for
+   * `options` is the backlog alone (see RecorderOptions).
    */
-  static open(file: string, document: Json, backlogBytes = RECORDING_BACKLOG_BYTES): Promise<HarRecorder> {
-    return new Promise((resolve, reject) => {
-      const stream = createWriteStream(file);
-      stream.once("error", reject);
-      stream.once("open", () => {
-        stream.off("error", reject);
-        const words = new Vocabulary(document);
-        const recorder = new HarRecorder(stream, words, new HeaderRedactor(document, words), backlogBytes);
-        stream.write(
-          '{"log":{"version":"1.2","creator":{"name":"idv-conformance proxy","version":"1"},"entries":[\n',
-        );
-        resolve(recorder);
+  static async open(
+    file: string,
+    document: Json,
+    options: number | RecorderOptions = {},
+  ): Promise<HarRecorder> {
+    const o: RecorderOptions = typeof options === "number" ? { backlogBytes: options } : options;
+    const checker =
+      o.checker ?? (await openConformanceChecker({ spec: document, basePaths: o.basePaths ?? [] }));
+    const stream = await new Promise<WriteStream>((resolve, reject) => {
+      const opened = createWriteStream(file);
+      opened.once("error", reject);
+      opened.once("open", () => {
+        opened.off("error", reject);
+        resolve(opened);
       });
     });
+    const words = new Vocabulary(document);
+    const values = new RecordingValues(document, words, new StandIns(o.key), o.basePaths);
+    const recorder = new HarRecorder(
+      stream,
+      values,
+      new HeaderRedactor(document, words, values),
+      checker,
+      o.backlogBytes ?? RECORDING_BACKLOG_BYTES,
+    );
+    stream.write(
+      `{"log":{"version":"1.2","creator":{"name":"idv-conformance","version":"1"},"comment":${JSON.stringify(RECORDING_COMMENT)},"entries":[\n`,
+    );
+    return recorder;
   }
 
-  /** Append one exchange, redacted. */
+  /** Append one exchange with stand-ins for its values; withheld where they are not judged as it was. */
   add(exchange: HarExchange): void {
-    const { url, queryString } = redactUrl(exchange.target, this.words);
-    const requestContent = harContent(exchange.request, this.words);
-    const entry = {
+    const entry: Record<string, unknown> = this.entry(exchange);
+    const withheld = exchange.verdict ? this.verify(entry, exchange, exchange.verdict) : undefined;
+    if (withheld) entry[WITHHELD_MEMBER] = withheldMember(withheld);
+    this.stream.write(`${this.first ? "" : ",\n"}${JSON.stringify(entry)}`);
+    this.first = false;
+  }
+
+  /** The entry as written, before any withholding. */
+  private entry(exchange: HarExchange) {
+    const { pathname } = exchange.target;
+    const basePath = exchange.basePath ?? "";
+    // The service's base path is the operator's, as they gave it: `check --base-path` strips it.
+    const kept = basePath !== "" && pathname.startsWith(`${basePath}/`) ? basePath : "";
+    const path = `${kept}${this.values.path(pathname.slice(kept.length))}`;
+    const queryString = this.values.query(exchange.target.query);
+    const search =
+      queryString.length > 0 ? `?${new URLSearchParams(queryString.map((q) => [q.name, q.value]))}` : "";
+    const requestContent = harContent(
+      exchange.request.headers,
+      exchange.request.body,
+      exchange.request.size,
+      this.values,
+    );
+    return {
       startedDateTime: exchange.startedAt.toISOString(),
       time: exchange.durationMs,
       request: {
         method: safeMethod(exchange.method),
-        url,
+        url: `${exchange.target.origin}${path}${search}`,
         httpVersion: "HTTP/1.1",
         cookies: [],
         headers: this.headers.redact(exchange.request.headers),
@@ -163,7 +158,17 @@ export class HarRecorder {
         headersSize: -1,
         bodySize: exchange.request.size,
         ...(exchange.request.size > 0
-          ? { postData: { mimeType: requestContent.mimeType, text: requestContent.text ?? "" } }
+          ? {
+              postData: {
+                mimeType: requestContent.mimeType,
+                // A form's parts are its params; HAR then has no text.
+                ...(requestContent.params
+                  ? { params: requestContent.params }
+                  : { text: requestContent.text ?? "" }),
+                ...(requestContent.encoding ? { encoding: requestContent.encoding } : {}),
+                ...(requestContent.comment ? { comment: requestContent.comment } : {}),
+              },
+            }
           : {}),
       },
       response: {
@@ -172,7 +177,12 @@ export class HarRecorder {
         httpVersion: "HTTP/1.1",
         cookies: [],
         headers: this.headers.redact(exchange.response.headers),
-        content: harContent(exchange.response, this.words),
+        content: harContent(
+          exchange.response.headers,
+          exchange.response.body,
+          exchange.response.size,
+          this.values,
+        ),
         redirectURL: "",
         headersSize: -1,
         bodySize: exchange.response.size,
@@ -180,8 +190,22 @@ export class HarRecorder {
       cache: {},
       timings: { send: 0, wait: exchange.durationMs, receive: 0 },
     };
-    this.stream.write(`${this.first ? "" : ",\n"}${JSON.stringify(entry)}`);
-    this.first = false;
+  }
+
+  /** Read the entry back as `check` will and judge it; what must be withheld for the verdicts to agree. */
+  private verify(entry: object, exchange: HarExchange, live: EntryResult): Withheld | undefined {
+    let recorded: EntryResult;
+    try {
+      const back = exchangeFromHar(JSON.parse(JSON.stringify(entry)), live.index);
+      const base = exchange.basePath ?? "";
+      if (base !== "" && back.request.path.startsWith(`${base}/`))
+        back.request.path = back.request.path.slice(base.length);
+      recorded = this.checker.checkExchange(back);
+    } catch {
+      // Not readable as written, or not checkable: nothing of the stand-ins stands for the values.
+      return wholeEntry(live);
+    }
+    return withheldFor(live, recorded);
   }
 
   /**

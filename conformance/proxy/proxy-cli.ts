@@ -163,7 +163,7 @@ export async function runProxy(argv: string[], io: ProxyIo): Promise<number> {
     reporter = live ? undefined : await createReporter(args.format, "idv-conformance proxy");
     if (args.record) {
       const file = args.record;
-      recorder = await HarRecorder.open(file, spec).catch(() => {
+      recorder = await HarRecorder.open(file, spec, { checker, basePaths: args.basePaths }).catch(() => {
         throw new InputError(file, "cannot be written");
       });
     }

@@ -285,10 +285,10 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
         },
       };
       // A request body that was not kept cannot be checked: saying "no body" would be a false verdict.
+      let result: EntryResult | undefined;
       if (requestCapture.size > 0 && !requestBody)
         options.onUnchecked?.(method, "its request body was over the capture limit or could not be decoded");
       else {
-        let result: EntryResult | undefined;
         try {
           result = options.checker.checkExchange(exchange);
         } catch (error) {
@@ -303,6 +303,9 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
         method,
         // Not new URL(path, upstream): a path such as `//a:99999/x` would be read as a host.
         target: { origin: upstream.origin, pathname: `${basePath}${target.pathname}`, query: target.query },
+        // The recording is made to be judged as this exchange was.
+        basePath,
+        ...(result ? { verdict: result } : {}),
         request: { headers: requestHeaders, body: requestBody, size: requestCapture.size },
         status,
         response: { headers: responseHeaders, body: responseBody, size: responseCapture.size },

@@ -1,4 +1,5 @@
 import { assertParseable } from "./json-bounds.js";
+import type { Withheld } from "../findings/withheld.js";
 
 /** A body as recorded: raw text, raw bytes, or a JSON value already parsed by the recorder. */
 export type RecordedBody =
@@ -63,6 +64,8 @@ export interface Exchange {
   response?: RecordedResponse;
   /** Set by the readers when the entry is reported rather than checked (see Unjudged). */
   unjudged?: Unjudged;
+  /** What the recording withheld, and the live findings there (findings/withheld.ts). */
+  withheld?: Withheld;
 }
 
 /** Whether a body is absent or has no bytes. */

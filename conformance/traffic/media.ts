@@ -72,3 +72,10 @@ export function bodySize(body: RecordedBody | undefined): number {
   if (body.kind === "form") return body.parts.reduce((n, p) => n + p.size, 0);
   return 0;
 }
+
+/** The known signature a body opens with (a PDF's `%PDF-`), or undefined: what a recording may keep of it. */
+export function leadingSignature(bytes: Uint8Array): Buffer | undefined {
+  for (const signatures of SIGNATURES.values())
+    for (const sig of signatures) if (sig.every((byte, i) => bytes[i] === byte)) return Buffer.from(sig);
+  return undefined;
+}

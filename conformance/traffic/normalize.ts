@@ -135,13 +135,21 @@ export function normalizeBody(value: Raw, encoding: unknown, where: string): Rec
   return { kind: "json", value };
 }
 
-/** The parts of a HAR `postData.params` list (values are measured, not kept). */
+/**
+ * The parts of a HAR `postData.params` list (values are measured, not kept). A part without a value
+ * may give its size in `_size`, as the suite's recordings do: they keep no value.
+ */
 export function harFormParts(params: Raw[]): FormPart[] {
   return params.map((p) => ({
     name: scalarText(p?.name),
     fileName: typeof p?.fileName === "string" ? p.fileName : undefined,
     contentType: typeof p?.contentType === "string" ? p.contentType.toLowerCase() : undefined,
-    size: typeof p?.value === "string" ? Buffer.byteLength(p.value) : 0,
+    size:
+      typeof p?.value === "string"
+        ? Buffer.byteLength(p.value)
+        : Number.isSafeInteger(p?._size) && p._size >= 0
+          ? p._size
+          : 0,
   }));
 }
 

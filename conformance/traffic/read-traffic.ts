@@ -16,6 +16,7 @@ import {
   scalarNumber,
   splitUrl,
 } from "./normalize.js";
+import { readWithheld, WITHHELD_MEMBER } from "../findings/withheld.js";
 
 /** The formats a traffic file can be in. */
 export type TrafficFormat = "har" | "ndjson";
@@ -275,6 +276,8 @@ export function exchangeFromHar(entry: Raw, index: number): Exchange {
     index,
     request: { method: req.method, path: target.path, query: target.query, headers, body },
   };
+  const withheld = readWithheld(Object.hasOwn(entry, WITHHELD_MEMBER) ? entry[WITHHELD_MEMBER] : undefined);
+  if (withheld) exchange.withheld = withheld;
   if (isEmptyBody(body) && bodySent(req, headers)) exchange.request.bodyNotRecorded = true;
   const res = entry.response;
   if (res && typeof res === "object") {

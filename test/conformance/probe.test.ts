@@ -114,6 +114,29 @@ describe("against the sandbox", () => {
     }
   }, 120_000);
 
+  it("--phases examples --record: check on the recording passes every exchange, as the probe did", async () => {
+    // Before, the probe passed 33 of 33 here and `check` on its recording failed 20: "[redacted]"
+    // met no pattern or format of the contract.
+    const har = join(tempDir(), "examples.har");
+    const { status, report } = await probe(sandbox.url, ["--phases", "examples", "--record", har]);
+    expect(status).toBe(0);
+    expect(report.summary.requests).toBeGreaterThan(20);
+    const checked = await runInProcess(["check", har, "--format", "json"]);
+    expect(JSON.parse(checked.stdout).summary).toEqual({
+      entries: report.summary.requests,
+      passed: report.summary.requests,
+      failed: 0,
+      warnings: 0,
+    });
+    expect(checked.status).toBe(0);
+    const recording = readFileSync(har, "utf8");
+    // Every value had a stand-in judged as it was: nothing is withheld.
+    expect(
+      JSON.parse(recording).log.entries.filter((e: { _idvWithheld?: unknown }) => e._idvWithheld),
+    ).toEqual([]);
+    expect(recording).not.toContain(CREDENTIALS.secret);
+  }, 60_000);
+
   it("--read-only sends only GET requests; --max-requests stops the run", async () => {
     const readOnly = await probe(sandbox.url, ["--read-only"]);
     expect(readOnly.status).toBe(0);

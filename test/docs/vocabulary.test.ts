@@ -21,6 +21,7 @@ const NAMES = new Set([
   "IDV_RECEIVER_TOKEN", // the receiver's bearer token, in reproducers and the receiver samples
   "IDV_RECEIVER_USER", // the receiver's Basic user name, in reproducers
   "IDV_RECEIVER_PASSWORD", // the receiver's Basic password, in reproducers
+  "IDV_RECEIVER_QUERY", // the receiver URL's query, which may hold its secret, in reproducers
   "IDV_WORKFLOW_URL", // the workflow case webhook URL, in reproducers
   "IDV_WORKFLOW_PATH", // its path, in the receiver samples
   "IDV_CONFORMANCE_DEBUG",
