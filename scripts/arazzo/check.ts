@@ -6,6 +6,9 @@ import { isDeepStrictEqual } from "node:util";
 import { HTTP_METHODS } from "../lib/http-methods.js";
 import { type Json, resolveRef } from "../lib/json-ref.js";
 import {
+  list,
+  record,
+  show,
   ASYNCAPI_URL,
   type ArazzoFile,
   OPENAPI_URL,
@@ -16,6 +19,7 @@ import {
 } from "./documents.js";
 import { type ExpressionScope, expectedStatuses, textProblems } from "./expressions.js";
 import { at, unresolvedReferences } from "./resolve.js";
+import { hasMember } from "./schema-path.js";
 
 /** The two bundled contracts a document is checked against. */
 export interface Contract {
@@ -25,7 +29,7 @@ export interface Contract {
 
 /** The operation of a bundled OpenAPI document with an operationId, and its path item. */
 function findOperation(openapi: Json, id: string): { op: Json; item: Json } | undefined {
-  for (const item of Object.values<Json>(openapi.paths ?? {}))
+  for (const item of Object.values<Json>(record(openapi?.paths)))
     for (const method of HTTP_METHODS)
       if (item?.[method]?.operationId === id) return { op: item[method], item };
   return undefined;
@@ -45,13 +49,13 @@ const RECEIVE_REQUIRED = ["stepId", "operationId", "message", "correlationId", "
 /** The source descriptions: the OpenAPI bundle, and the AsyncAPI bundle when a step awaits an event. */
 function sourceProblems(file: ArazzoFile): string[] {
   const problems: string[] = [];
-  const sources: Json[] = file.document?.sourceDescriptions ?? [];
+  const sources = list(file.document?.sourceDescriptions);
   if (sources.length !== 1 || sources[0]?.url !== OPENAPI_URL || sources[0]?.type !== "openapi")
     problems.push(`sourceDescriptions must be the one OpenAPI bundle, ${OPENAPI_URL}`);
-  const events: Json[] | undefined = file.document?.["x-event-sources"];
+  const events: Json = file.document?.["x-event-sources"];
   if (
     events !== undefined &&
-    (events.length !== 1 || events[0]?.url !== ASYNCAPI_URL || events[0]?.type !== "asyncapi")
+    (list(events).length !== 1 || events[0]?.url !== ASYNCAPI_URL || events[0]?.type !== "asyncapi")
   )
     problems.push(`x-event-sources must be the one AsyncAPI bundle, ${ASYNCAPI_URL}`);
   if (events === undefined && receives(file.document).length > 0)
@@ -64,10 +68,10 @@ function parameterProblems(openapi: Json, found: { op: Json; item: Json }, step:
   const declared = [...(found.item.parameters ?? []), ...(found.op.parameters ?? [])].map((p: Json) =>
     resolveRef(openapi, p),
   );
-  const given: Json[] = Array.isArray(step.parameters) ? step.parameters : [];
+  const given = list(step.parameters);
   const problems = given
     .filter((g) => !declared.some((d) => d.name === g?.name && d.in === g?.in))
-    .map((g) => `parameter \`${String(g?.name)}\` in ${String(g?.in)} is not a parameter of the operation`);
+    .map((g) => `parameter \`${show(g?.name)}\` in ${show(g?.in)} is not a parameter of the operation`);
   for (const d of declared)
     if (d.required && !given.some((g) => g?.name === d.name && g?.in === d.in))
       problems.push(`required parameter \`${d.name}\` in ${d.in} is not given`);
@@ -79,16 +83,18 @@ function bodyProblems(openapi: Json, op: Json, step: Json): { problems: string[]
   const body = op.requestBody ? resolveRef(openapi, op.requestBody) : undefined;
   const given = step.requestBody;
   if (!given) return { problems: body?.required ? ["the operation requires a request body"] : [] };
-  const media = body?.content?.[given.contentType];
-  if (!media) return { problems: [`the operation takes no ${String(given.contentType)} body`] };
-  const examples = Object.values<Json>(media.examples ?? {}).map((e) => resolveRef(openapi, e).value);
+  const content = record(body?.content);
+  const type = given.contentType;
+  const media = typeof type === "string" && Object.hasOwn(content, type) ? content[type] : undefined;
+  if (!media) return { problems: [`the operation takes no ${show(given.contentType)} body`] };
+  const examples = Object.values<Json>(record(media.examples)).map((e) => resolveRef(openapi, e).value);
   const problems = examples.some((v) => isDeepStrictEqual(v, given.payload))
     ? []
     : ["the payload is none of the operation's request examples (copy one, then use replacements)"];
-  for (const r of Array.isArray(given.replacements) ? given.replacements : [])
-    if (at(given.payload, `#${String(r?.target)}`) === undefined)
-      problems.push(`replacement target \`${String(r?.target)}\` is not in the payload`);
-  const json = String(given.contentType).endsWith("json") ? media.schema : undefined;
+  for (const r of list(given.replacements))
+    if (typeof r?.target !== "string" || !r.target.startsWith("/") || !hasMember(given.payload, r.target))
+      problems.push(`replacement target \`${show(r?.target)}\` is not in the payload`);
+  const json = show(given.contentType).endsWith("json") ? media.schema : undefined;
   return { problems, schema: json };
 }
 
@@ -100,37 +106,37 @@ function responseSchema(openapi: Json, op: Json, status: string | undefined): Js
 
 /** Every text of a step that may hold expressions. */
 function stepTexts(step: Json): unknown[] {
-  const criteria = (list: Json) => (Array.isArray(list) ? list.map((c: Json) => c?.condition) : []);
+  const criteria = (value: Json) => list(value).map((c: Json) => c?.condition);
   return [
     ...criteria(step.successCriteria),
-    ...Object.values(step.outputs ?? {}),
-    ...(step.parameters ?? []).map((p: Json) => p?.value),
-    ...(step.requestBody?.replacements ?? []).map((r: Json) => r?.value),
-    ...[...(step.onSuccess ?? []), ...(step.onFailure ?? [])].flatMap((a: Json) => criteria(a?.criteria)),
+    ...Object.values(record(step.outputs)),
+    ...list(step.parameters).map((p: Json) => p?.value),
+    ...list(step.requestBody?.replacements).map((r: Json) => r?.value),
+    ...[...list(step.onSuccess), ...list(step.onFailure)].flatMap((a: Json) => criteria(a?.criteria)),
   ];
 }
 
 /** Problems of one awaited event beyond its resolution: its fields, correlation and criteria. */
 function receiveProblems(entry: Json, scope: ExpressionScope): string[] {
-  const problems = Object.keys(entry ?? {})
+  const problems = Object.keys(record(entry))
     .filter((k) => !RECEIVE_KEYS.has(k))
     .map((k) => `unknown field \`${k}\``);
   for (const k of RECEIVE_REQUIRED) if (entry?.[k] === undefined) problems.push(`\`${k}\` is missing`);
-  if (!/^\$steps\.[\w-]+\.outputs\.[\w-]+$/.test(String(entry?.correlationId)))
+  if (!/^\$steps\.[\w-]+\.outputs\.[\w-]+$/.test(show(entry?.correlationId)))
     problems.push("correlationId must be an output of a step: the id of the record the event is about");
-  if (!/^\$message\.payload#\/\S+$/.test(String(entry?.location)))
+  if (!/^\$message\.payload#\/\S+$/.test(show(entry?.location)))
     problems.push("location must point into the payload ($message.payload#/…)");
   const texts = [
     entry?.correlationId,
     entry?.location,
-    ...(entry?.successCriteria ?? []).map((c: Json) => c?.condition),
+    ...list(entry?.successCriteria).map((c: Json) => c?.condition),
   ];
   return [...problems, ...texts.flatMap((t) => textProblems(t, scope))];
 }
 
 /** Problems of one API step (after its references resolved). */
 function stepProblems(contract: Contract, s: StepAt, outputs: Map<string, Set<string>>): string[] {
-  const found = findOperation(contract.openapi, String(s.step.operationId));
+  const found = findOperation(contract.openapi, show(s.step.operationId));
   if (!found) return [];
   const statuses = expectedStatuses(s.step);
   const problems =
@@ -166,9 +172,9 @@ export function checkArazzo(file: ArazzoFile, contract: Contract): string[] {
     if (typeof s.step?.operationId !== "string")
       problems.push(`${where}: a step names its operation by operationId`);
     else problems.push(...stepProblems(contract, s, outputs).map((p) => `${where}: ${p}`));
-    const stepId = String(s.step?.stepId);
-    outputs.set(stepId, new Set(Object.keys(s.step?.outputs ?? {})));
-    for (const [i, entry] of (Array.isArray(s.step?.["x-receive"]) ? s.step["x-receive"] : []).entries()) {
+    const stepId = show(s.step?.stepId);
+    outputs.set(stepId, new Set(Object.keys(record(s.step?.outputs))));
+    for (const [i, entry] of list(s.step?.["x-receive"]).entries()) {
       const message = at(contract.asyncapi, entry?.message);
       const scope: ExpressionScope = {
         document: contract.openapi,
@@ -176,10 +182,10 @@ export function checkArazzo(file: ArazzoFile, contract: Contract): string[] {
         asyncapi: contract.asyncapi,
         message: message?.payload,
       };
-      const name = `${where}, x-receive ${String(entry?.stepId ?? i)}`;
+      const name = `${where}, x-receive ${show(entry?.stepId ?? i)}`;
       problems.push(...receiveProblems(entry, scope).map((p) => `${name}: ${p}`));
-      if (ids.has(String(entry?.stepId))) problems.push(`${name}: stepId is not unique in the workflow`);
-      ids.add(String(entry?.stepId));
+      if (ids.has(show(entry?.stepId))) problems.push(`${name}: stepId is not unique in the workflow`);
+      ids.add(show(entry?.stepId));
     }
     if (ids.has(stepId)) problems.push(`${where}: stepId is not unique in the workflow`);
     ids.add(stepId);

@@ -1,7 +1,7 @@
 // Coverage of the contract by the workflows: every operation is a step of one, every event is
 // awaited by one, except the events the document sends outside any journey a caller starts.
 import type { Json } from "../lib/json-ref.js";
-import { type ArazzoFile, receives, steps } from "./documents.js";
+import { type ArazzoFile, receives, record, steps } from "./documents.js";
 import { openApiOperationIds } from "./resolve.js";
 
 /**
@@ -16,8 +16,8 @@ export const NOT_AWAITED: Readonly<Record<string, string>> = {
 
 /** Every message of a bundled AsyncAPI document, as a pointer `#/channels/<channel>/messages/<message>`. */
 export function asyncApiMessages(asyncapi: Json): string[] {
-  return Object.entries<Json>(asyncapi?.channels ?? {}).flatMap(([channel, c]) =>
-    Object.keys(c?.messages ?? {}).map((m) => `#/channels/${channel}/messages/${m}`),
+  return Object.entries<Json>(record(asyncapi?.channels)).flatMap(([channel, c]) =>
+    Object.keys(record(c?.messages)).map((m) => `#/channels/${channel}/messages/${m}`),
   );
 }
 

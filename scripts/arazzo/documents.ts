@@ -54,12 +54,25 @@ export interface ReceiveAt extends StepAt {
   position: number;
 }
 
-const list = (value: Json): Json[] => (Array.isArray(value) ? value : []);
+/** A value from a document as text for a message or an id; never throws, whatever the value. */
+export function show(value: unknown): string {
+  if (typeof value === "string") return value;
+  if (typeof value === "number" || typeof value === "boolean" || value === null || value === undefined)
+    return String(value);
+  return `(${Array.isArray(value) ? "list" : typeof value})`;
+}
+
+/** A value that should be a list, as one: anything else is an empty list (documents may be hostile). */
+export const list = (value: Json): Json[] => (Array.isArray(value) ? value : []);
+
+/** A value that should be an object, as one: anything else is an empty object. */
+export const record = (value: Json): Record<string, Json> =>
+  value !== null && typeof value === "object" && !Array.isArray(value) ? value : {};
 
 /** Every step of every workflow of a document, in order. */
 export function steps(document: Json): StepAt[] {
   return list(document?.workflows).flatMap((workflow: Json) =>
-    list(workflow?.steps).map((step, index) => ({ workflowId: String(workflow?.workflowId), index, step })),
+    list(workflow?.steps).map((step, index) => ({ workflowId: show(workflow?.workflowId), index, step })),
   );
 }
 
@@ -72,8 +85,8 @@ export function receives(document: Json): ReceiveAt[] {
 
 /** A step's name for messages: `workflow biometric-resend-then-pdf, step resend`. */
 export const stepName = (at: StepAt): string =>
-  `workflow ${at.workflowId}, step ${String(at.step?.stepId ?? at.index)}`;
+  `workflow ${at.workflowId}, step ${show(at.step?.stepId ?? at.index)}`;
 
 /** An awaited event's name for messages. */
 export const receiveName = (at: ReceiveAt): string =>
-  `${stepName(at)}, x-receive ${String(at.entry?.stepId ?? at.position)}`;
+  `${stepName(at)}, x-receive ${show(at.entry?.stepId ?? at.position)}`;

@@ -2,6 +2,7 @@
 // correlation of an awaited event): each must name something that exists, and a literal compared
 // with a member must be a value that member allows.
 import type { Json } from "../lib/json-ref.js";
+import { show } from "./documents.js";
 import { mayHold, schemasAtPointer } from "./schema-path.js";
 
 /** What an expression of one step may refer to. */
@@ -79,7 +80,7 @@ export function textProblems(text: unknown, scope: ExpressionScope): string[] {
 export function expectedStatuses(step: Json): string[] {
   const criteria: Json[] = Array.isArray(step?.successCriteria) ? step.successCriteria : [];
   return criteria.flatMap((c) => {
-    const m = /^\s*\$statusCode\s*==\s*(\d{3})\s*$/.exec(String(c?.condition ?? ""));
+    const m = /^\s*\$statusCode\s*==\s*(\d{3})\s*$/.exec(show(c?.condition ?? ""));
     return m ? [m[1] as string] : [];
   });
 }

@@ -3,7 +3,7 @@
 // bundles; the breaking-change gate checks the released workflows against the contract now.
 import { type Json, resolveRef } from "../lib/json-ref.js";
 import { HTTP_METHODS } from "../lib/http-methods.js";
-import { type ArazzoFile, receives, steps } from "./documents.js";
+import { type ArazzoFile, receives, record, show, steps } from "./documents.js";
 
 /** A reference of a workflow that the contract does not answer. */
 export interface Unresolved {
@@ -21,7 +21,7 @@ export interface Unresolved {
 /** The operationIds of a bundled OpenAPI document's paths (webhooks are not callable). */
 export function openApiOperationIds(openapi: Json): Set<string> {
   const ids = new Set<string>();
-  for (const item of Object.values<Json>(openapi?.paths ?? {}))
+  for (const item of Object.values<Json>(record(openapi?.paths)))
     for (const method of HTTP_METHODS) {
       const id = item?.[method]?.operationId;
       if (typeof id === "string") ids.add(id);
@@ -43,17 +43,17 @@ export function at(document: Json, pointer: unknown): Json {
 export function eventProblem(asyncapi: Json, entry: Json): string | undefined {
   const operationId = entry?.operationId;
   const operation =
-    typeof operationId === "string" && Object.hasOwn(asyncapi?.operations ?? {}, operationId)
+    typeof operationId === "string" && Object.hasOwn(record(asyncapi?.operations), operationId)
       ? asyncapi.operations[operationId]
       : undefined;
-  if (!operation) return `the AsyncAPI contract has no operation \`${String(operationId)}\``;
-  const message = String(entry?.message);
+  if (!operation) return `the AsyncAPI contract has no operation \`${show(operationId)}\``;
+  const message = show(entry?.message);
   const match = /^#\/channels\/([^/]+)\/messages\/([^/]+)$/.exec(message);
   if (!match || at(asyncapi, message) === undefined)
     return `the AsyncAPI contract has no message \`${message}\``;
   const channel = operation.channel?.$ref;
   if (channel !== `#/channels/${match[1]}`)
-    return `\`${String(operationId)}\` does not send on channel \`${match[1]}\``;
+    return `\`${show(operationId)}\` does not send on channel \`${match[1]}\``;
   return undefined;
 }
 
@@ -63,7 +63,7 @@ export function unresolvedReferences(file: ArazzoFile, openapi: Json, asyncapi: 
   const workflowIds = new Set(steps(file.document).map((s) => s.workflowId));
   const out: Unresolved[] = [];
   for (const s of steps(file.document)) {
-    const stepId = String(s.step?.stepId);
+    const stepId = show(s.step?.stepId);
     const base = { path: file.path, workflowId: s.workflowId, stepId, kind: "operation" as const };
     if (typeof s.step?.workflowId === "string") {
       if (!workflowIds.has(s.step.workflowId))
@@ -72,7 +72,7 @@ export function unresolvedReferences(file: ArazzoFile, openapi: Json, asyncapi: 
     }
     const id = s.step?.operationId;
     if (typeof id !== "string" || !ids.has(id))
-      out.push({ ...base, ref: String(id), why: `the OpenAPI contract has no operation \`${String(id)}\`` });
+      out.push({ ...base, ref: show(id), why: `the OpenAPI contract has no operation \`${show(id)}\`` });
   }
   for (const r of receives(file.document)) {
     const why = eventProblem(asyncapi, r.entry);
@@ -80,9 +80,9 @@ export function unresolvedReferences(file: ArazzoFile, openapi: Json, asyncapi: 
       out.push({
         path: file.path,
         workflowId: r.workflowId,
-        stepId: String(r.entry?.stepId),
+        stepId: show(r.entry?.stepId),
         kind: "event",
-        ref: `${String(r.entry?.operationId)} ${String(r.entry?.message)}`,
+        ref: `${show(r.entry?.operationId)} ${show(r.entry?.message)}`,
         why,
       });
   }

@@ -47,6 +47,16 @@ function schemasAt(
 export const pointerTokens = (pointer: string): string[] =>
   pointer === "" ? [] : pointer.slice(1).split("/").map(unescapeToken);
 
+/** Whether a JSON value has a member at a pointer (own members only: "__proto__" is never one). */
+export function hasMember(value: unknown, pointer: string): boolean {
+  let at: unknown = value;
+  for (const token of pointerTokens(pointer)) {
+    if (at === null || typeof at !== "object" || !Object.hasOwn(at, token)) return false;
+    at = (at as Record<string, unknown>)[token];
+  }
+  return true;
+}
+
 /** The schemas describing the member a JSON pointer names, [] when the schema has no such member. */
 export function schemasAtPointer(document: Json, schema: Json, pointer: string): MemberSchema[] {
   return schemasAt(document, schema, pointerTokens(pointer), 0, false);

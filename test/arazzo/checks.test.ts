@@ -3,12 +3,15 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { checkArazzo } from "../../scripts/arazzo/check.js";
 import { uncovered } from "../../scripts/arazzo/coverage.js";
 import { type ArazzoFile, loadArazzo } from "../../scripts/arazzo/documents.js";
+import { unresolvedReferences } from "../../scripts/arazzo/resolve.js";
 import { lintContract } from "../../scripts/contract/openapi-bundle.js";
+import { workflowChanges } from "../../scripts/evolution/classify-workflows.js";
 import { ROOT } from "../../scripts/lib/paths.js";
 import { type Json, loadAsyncApi, loadOpenApi } from "../support/contract.js";
 
@@ -158,6 +161,41 @@ describe("checkArazzo rejects", () => {
     expect(checkArazzo(original(name), contract)).toEqual([]);
     const problems = checkArazzo(broken(name, edit), contract);
     expect(problems.join("\n")).toContain(message);
+  });
+});
+
+describe("hostile documents", () => {
+  // The breaking-change gate reads the released documents from git: whatever they hold, the checks
+  // answer with problems, never with an exception.
+  const pointers = (node: Json, at: string[] = []): string[][] =>
+    node !== null && typeof node === "object"
+      ? [at, ...Object.keys(node).flatMap((k) => pointers(node[k], [...at, k]))]
+      : [at];
+  const all = files.map((f) => ({ file: f, paths: pointers(f.document).filter((p) => p.length > 0) }));
+
+  it("any document: checkArazzo and unresolvedReferences return lists", () => {
+    fc.assert(
+      fc.property(fc.anything(), (document) => {
+        const file = { path: "arazzo/x.arazzo.yaml", document };
+        expect(Array.isArray(checkArazzo(file, contract))).toBe(true);
+        expect(Array.isArray(unresolvedReferences(file, contract.openapi, contract.asyncapi))).toBe(true);
+      }),
+    );
+  });
+
+  it("a real document with any one node replaced: the checks return lists", () => {
+    fc.assert(
+      fc.property(fc.nat(), fc.nat(), fc.anything(), (which, where, value) => {
+        const { file, paths } = all[which % all.length]!;
+        const path = paths[where % paths.length]!;
+        const copy = structuredClone(file);
+        const parent = path.slice(0, -1).reduce((n: Json, k) => n[k], copy.document);
+        parent[path.at(-1)!] = value;
+        expect(Array.isArray(checkArazzo(copy, contract))).toBe(true);
+        expect(Array.isArray(workflowChanges([copy], contract))).toBe(true);
+      }),
+      { numRuns: 500 },
+    );
   });
 });
 
