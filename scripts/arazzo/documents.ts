@@ -19,7 +19,7 @@ export interface ArazzoFile {
   document: Json;
 }
 
-/** The file names of the Arazzo documents, sorted. */
+/** Whether a file name is an Arazzo document's (`*.arazzo.yaml`). */
 export const isArazzoFile = (name: string): boolean => name.endsWith(".arazzo.yaml");
 
 /** Read every Arazzo document under `root` (the repository, or a checkout of it). */
