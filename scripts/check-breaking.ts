@@ -1,6 +1,7 @@
 // npm run check:breaking [-- --base REF]: compares the contract (OpenAPI with its webhooks, and the
 // AsyncAPI channels, messages, headers and payloads) with the last release, classifies each change
-// for clients and for webhook receivers, and fails when a breaking change is not recorded in
+// for clients and for webhook receivers (a released workflow of arazzo/ that no longer resolves is
+// breaking), and fails when a breaking change is not recorded in
 // CHANGELOG.md under an unreleased major version.
 // Exit codes: 0 nothing unrecorded; 1 a breaking change is not recorded; 2 the check could not run.
 import { readFileSync } from "node:fs";

@@ -9,6 +9,8 @@ import {
   compareServers,
 } from "./classify-openapi-extras.js";
 import { diffSchemas, type Json, resolver, type SchemaChange } from "./schema-diff.js";
+import { workflowChanges } from "./classify-workflows.js";
+import type { ArazzoFile } from "../arazzo/documents.js";
 import { HTTP_METHODS } from "../lib/http-methods.js";
 
 /** Who a change may break. */
@@ -30,6 +32,8 @@ export interface ContractChange {
 export interface ContractVersion {
   openapi?: Json;
   asyncapi?: Json;
+  /** The workflows (arazzo/) of that version; a released workflow must still resolve. */
+  arazzo?: ArazzoFile[];
 }
 
 type Direction = "read" | "write";
@@ -303,5 +307,5 @@ export function classifyChanges(before: ContractVersion, after: ContractVersion)
   const c = new Collector();
   compareOpenApi(c, before.openapi, after.openapi);
   compareAsyncApi(c, before.asyncapi, after.asyncapi);
-  return c.changes;
+  return [...c.changes, ...workflowChanges(before.arazzo, after)];
 }

@@ -7,13 +7,14 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { ASYNCAPI_SOURCE, bundleAsyncApi } from "../contract/asyncapi-bundle.js";
 import { bundleContract, OPENAPI_SOURCE } from "../contract/openapi-bundle.js";
+import { ARAZZO_DIR, isArazzoFile, loadArazzo } from "../arazzo/documents.js";
 import type { ContractVersion } from "./classify.js";
 
 /** Unusable setup (no git, a ref this clone does not have): the check cannot say anything. */
 export class BaseError extends Error {}
 
-/** The directories the contract's sources live in. */
-const CONTRACT_DIRS = ["openapi", "asyncapi"];
+/** The directories the contract's sources live in (the workflows included). */
+const CONTRACT_DIRS = ["openapi", "asyncapi", ARAZZO_DIR];
 
 function git(root: string, args: string[], input?: string): { ok: boolean; out: Buffer; err: string } {
   const r = spawnSync("git", args, { cwd: root, input, maxBuffer: 256 * 1024 * 1024 });
@@ -103,6 +104,7 @@ export function bundleAt(root: string, commit: string): ContractVersion {
     return {
       openapi: has(OPENAPI_SOURCE) ? bundleContract(join(dir, OPENAPI_SOURCE)).document : undefined,
       asyncapi: has(ASYNCAPI_SOURCE) ? bundleAsyncApi(join(dir, ASYNCAPI_SOURCE)).document : undefined,
+      arazzo: paths.some((p) => p.startsWith(`${ARAZZO_DIR}/`) && isArazzoFile(p)) ? loadArazzo(dir) : [],
     };
   } finally {
     rmSync(dir, { recursive: true, force: true });

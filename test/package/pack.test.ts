@@ -16,7 +16,8 @@ import {
 } from "node:fs";
 import { type AddressInfo, createServer as createNetServer } from "node:net";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fromRoot } from "../../scripts/lib/paths.js";
 import { QUIET_ENV } from "../../scripts/lib/run-tool.js";
@@ -245,6 +246,26 @@ describe("the packed package in a fresh strict project", () => {
     expect(pdf.headers["svc-signature"]).toBe(sign(pdf.headers["svc-date"], ""));
     expect(out.file).toEqual({ name: "kyb-3.pdf", size: 4 });
     expect(out.openapi).toBe("3.1.0");
+  });
+});
+
+describe("the Arazzo workflows in the package", () => {
+  it("ship as idv-contract/arazzo/…, their source descriptions resolving beside them", () => {
+    const names = readdirSync(fromRoot("arazzo")).filter((f) => f.endsWith(".arazzo.yaml"));
+    expect(names.length).toBeGreaterThan(0);
+    for (const name of names) {
+      const resolved = execFileSync(
+        process.execPath,
+        ["--input-type=module", "-e", `console.log(import.meta.resolve("idv-contract/arazzo/${name}"))`],
+        { cwd: app, encoding: "utf8" },
+      ).trim();
+      const file = fileURLToPath(resolved);
+      expect(file).toBe(join(app, "node_modules/idv-contract/arazzo", name));
+      const urls = [...readFileSync(file, "utf8").matchAll(/^\s+url: (\S+)$/gm)].map((m) => m[1]!);
+      expect(urls).toContain("../generated/openapi.yaml");
+      for (const url of urls) expect(existsSync(resolve(dirname(file), url)), `${name}: ${url}`).toBe(true);
+    }
+    expect(packedFiles).toContain("arazzo/README.md");
   });
 });
 
