@@ -336,7 +336,9 @@ describe("the docs site in Chromium", { timeout: 180_000 }, () => {
     expect(operations.length).toBeGreaterThanOrEqual(20);
     const { page, errors } = await open("api.html");
     const body = await text(page);
-    expect(body).toContain("The local contract mock (npm run mock).");
+    // The local server is the sandbox or the mock: the box says which command starts each.
+    expect(body).toContain("the sandbox (npx idv-sandbox; npm start in the source repository)");
+    expect(body).toContain("the contract mock (npm run mock)");
     expect(body).not.toContain("`npm run mock`");
     // Redoc shows one tag at a time: open each from the sidebar as a reader would.
     const tags = [...new Set(operations.flatMap((op) => op.tags))];
