@@ -75,9 +75,9 @@ function challengeOf(list: readonly ReceiverCredentials[]): string {
 
 /** The options checked once, when the handler is made: a mistake throws then, not per delivery. */
 function settle(options: WebhookHandlerOptions) {
-  const { credentials, on } = options;
   if (options === null || typeof options !== "object")
     throw new TypeError("createWebhookHandler needs an options object.");
+  const { credentials, on } = options;
   let list: readonly ReceiverCredentials[] = [];
   if (credentials !== "none") {
     list = (Array.isArray(credentials) ? credentials : [credentials]) as readonly ReceiverCredentials[];

@@ -130,12 +130,17 @@ export function createWebhookHandler(options: WebhookHandlerOptions): WebhookHan
 /** A fetch request's body, read chunk by chunk up to `maxBytes`; past it the stream is cancelled. */
 async function readFetchBody(request: Request, maxBytes: number): Promise<Uint8Array | typeof TOO_LARGE> {
   if ((declaredLength(request.headers.get("content-length")) ?? 0) > maxBytes) return TOO_LARGE;
+  if (request.bodyUsed)
+    throw new TypeError(
+      "The request's body was read before the webhook handler: hand it the request as it came.",
+    );
   if (!request.body) return new Uint8Array(0);
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
   for (;;) {
-    const { done, value } = await reader.read();
+    // A stream that fails mid-way is a sender that went away: nobody to answer or report.
+    const { done, value } = await reader.read().catch(() => Promise.reject(CLIENT_GONE));
     if (done) break;
     size += value.byteLength;
     if (size > maxBytes) {

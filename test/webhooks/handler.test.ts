@@ -414,6 +414,48 @@ describe("createWebhookHandler, node form only", () => {
   });
 });
 
+describe("createWebhookHandler, fetch form only", () => {
+  const d = deliveryOf("completed");
+  const init = { method: "POST", headers: { ...d.headers, Authorization: `Bearer ${TOKEN}` } };
+
+  it("refuses a request whose body was already read with 500, reported as a body failure", async () => {
+    const stages: string[] = [];
+    const handler = createWebhookHandler({
+      credentials: BEARER,
+      on: () => undefined,
+      onError: (_, failure) => void stages.push(failure.stage),
+    });
+    const request = new Request("http://receiver.test/idv/events", { ...init, body: d.body });
+    await request.text();
+    expect((await handler.fetch(request)).status).toBe(500);
+    expect(stages).toEqual(["body"]);
+  });
+
+  it("reports nothing when the sender's stream fails mid-body, and calls no handler", async () => {
+    const reported: unknown[] = [];
+    const calls: unknown[] = [];
+    const handler = createWebhookHandler({
+      credentials: BEARER,
+      on: (e) => void calls.push(e),
+      onError: (error) => void reported.push(error),
+    });
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(new TextEncoder().encode(d.body.slice(0, 20)));
+        controller.error(new Error("connection reset"));
+      },
+    });
+    const request = new Request("http://receiver.test/idv/events", {
+      ...init,
+      body,
+      duplex: "half",
+    } as RequestInit);
+    expect((await handler.fetch(request)).status).toBe(500);
+    expect(reported).toEqual([]);
+    expect(calls).toEqual([]);
+  });
+});
+
 describe("createWebhookHandler's options", () => {
   const on = () => undefined;
   it.each([
