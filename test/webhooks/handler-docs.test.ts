@@ -1,6 +1,6 @@
-// The framework blocks of docs/webhooks.md (node:http, Express, Fastify, Next.js, Hono) and the
-// package README's webhook block, type-checked against the package's own types as an integrator's
-// strict project would. The frameworks are not dependencies of this package: the few parts the
+// The framework blocks of docs/webhooks.md (node:http, Express, Fastify, Next.js, Hono), the
+// README's receiver and the package README's webhook block, type-checked against the package's own
+// types as an integrator's strict project would. The frameworks are not dependencies of this package: the few parts the
 // blocks use are declared below, minimally, with the shapes the frameworks give them.
 import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -108,12 +108,15 @@ describe("the framework blocks of docs/webhooks.md", () => {
     expect(blocks.map(([name]) => name)).toEqual(["node-http", "express", "fastify", "nextjs", "hono"]);
   });
 
-  it("compile against the package's types, and a wrong event name or member does not", () => {
+  it("compile against the package's types with the README's receiver, and a wrong event name or member does not", () => {
     const files: Record<string, string> = {
       "frameworks.d.ts": FRAMEWORKS,
       "next-route-check.ts": NEXT_ROUTE_CHECK,
     };
     for (const [name, code] of blocks) files[`${name}.ts`] = code;
+    // The README's receiver, as the package test's integrator project compiles it.
+    files["receiver.ts"] =
+      /<!-- receiver -->\n```ts\n([\s\S]*?)```/.exec(readFileSync(fromRoot("README.md"), "utf8"))?.[1] ?? "";
     const [, nodeHttp] = blocks[0]!;
     files["wrong-event.ts"] = nodeHttp.replace("case_completed(event)", "case_complete(event)");
     files["wrong-member.ts"] = nodeHttp.replace("event.payload.verification;", "event.payload.verdict;");
