@@ -21,7 +21,7 @@ export type WebhookHandlers = {
 
 /**
  * When a delivery is answered 200: `"before-handler"` (the default) answers at once and then calls
- * the handler, as the service asks ("a slow answer counts as a failure"); `"after-handler"` answers
+ * the handler, as the interface document asks ("respond quickly"); `"after-handler"` answers
  * once the handler has settled, 500 when it throws, so that the service sends the delivery again.
  */
 export type AcknowledgeMode = "before-handler" | "after-handler";
