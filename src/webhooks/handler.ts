@@ -1,4 +1,3 @@
-import type { IncomingMessage, ServerResponse } from "node:http";
 import {
   CLIENT_GONE,
   type CoreResult,
@@ -9,10 +8,33 @@ import {
 } from "./handler-core.js";
 import type { WebhookHandlerOptions } from "./handler-options.js";
 
+// The parts of node:http's request and response the listener uses, written out so that the
+// package's types need no @types/node: node's IncomingMessage and ServerResponse (and Express's,
+// and Fastify's `request.raw` and `reply.raw`) have them.
+
+/** What the node:http listener reads of a request: an `IncomingMessage` has it. */
+export interface NodeRequestLike {
+  method?: string | undefined;
+  url?: string | undefined;
+  headers: Record<string, string | string[] | undefined>;
+  readonly readableEnded: boolean;
+  readonly destroyed: boolean;
+  on(event: string, listener: (...args: never[]) => void): unknown;
+  resume(): unknown;
+}
+
+/** What the node:http listener writes of a response: a `ServerResponse` has it. */
+export interface NodeResponseLike {
+  readonly headersSent: boolean;
+  readonly destroyed: boolean;
+  writeHead(statusCode: number, headers: Record<string, string>): unknown;
+  end(chunk: string): unknown;
+}
+
 /** A receiver of the service's webhooks, in the two forms servers take. */
 export interface WebhookHandler {
   /** A `node:http` request listener (also Express's and Connect's `(req, res)`); never throws. */
-  node: (req: IncomingMessage, res: ServerResponse) => void;
+  node: (req: NodeRequestLike, res: NodeResponseLike) => void;
   /** A fetch handler (Next.js route handlers, Hono, Bun, Deno, workers); never rejects. */
   fetch: (request: Request) => Promise<Response>;
 }
@@ -26,7 +48,7 @@ function declaredLength(value: string | null | undefined): number | undefined {
  * A body a middleware read before the handler: bytes (express.raw) or text are used; a parsed
  * object is not the delivery's bytes, so it cannot be checked.
  */
-function preRead(req: IncomingMessage): Uint8Array | string | undefined {
+function preRead(req: NodeRequestLike): Uint8Array | string | undefined {
   const body = (req as { body?: unknown }).body;
   if (body === undefined || !req.readableEnded) return undefined;
   if (body instanceof Uint8Array || typeof body === "string") return body;
@@ -36,7 +58,7 @@ function preRead(req: IncomingMessage): Uint8Array | string | undefined {
 }
 
 /** A node request's body, collected up to `maxBytes`; past it the rest is read and dropped. */
-function readNodeBody(req: IncomingMessage, maxBytes: number): Promise<Uint8Array | typeof TOO_LARGE> {
+function readNodeBody(req: NodeRequestLike, maxBytes: number): Promise<Uint8Array | typeof TOO_LARGE> {
   const earlier = preRead(req);
   if (earlier !== undefined) {
     const bytes = typeof earlier === "string" ? Buffer.from(earlier, "utf8") : earlier;
@@ -46,7 +68,8 @@ function readNodeBody(req: IncomingMessage, maxBytes: number): Promise<Uint8Arra
     const chunks: Buffer[] = [];
     let size = 0;
     // A declared length past the limit: nothing is kept from the start.
-    let tooLarge = (declaredLength(req.headers["content-length"]) ?? 0) > maxBytes;
+    const declared = req.headers["content-length"];
+    let tooLarge = (declaredLength(typeof declared === "string" ? declared : undefined) ?? 0) > maxBytes;
     req.on("data", (chunk: Buffer) => {
       size += chunk.length;
       if (size > maxBytes) tooLarge = true;
@@ -62,18 +85,17 @@ function readNodeBody(req: IncomingMessage, maxBytes: number): Promise<Uint8Arra
 }
 
 /** Write an answer, once the request has been read to its end (so that the sender reads it cleanly). */
-function writeNode(req: IncomingMessage, res: ServerResponse, answer: DeliveryAnswer): void {
+function writeNode(req: NodeRequestLike, res: NodeResponseLike, answer: DeliveryAnswer): void {
   const send = () => {
     if (res.headersSent || res.destroyed) return;
-    res.writeHead(answer.status, answer.headers).end(answer.body);
+    res.writeHead(answer.status, answer.headers);
+    res.end(answer.body);
   };
   // Refused on the headers alone: the body of a stranger's request is drained, never held.
-  if (req.readableEnded || req.destroyed) send();
-  else
-    req
-      .on("end", send)
-      .on("error", () => undefined)
-      .resume();
+  if (req.readableEnded || req.destroyed) return send();
+  req.on("end", send);
+  req.on("error", () => undefined);
+  req.resume();
 }
 
 /** Start the work that follows the answer, handing it to `defer` when given. */

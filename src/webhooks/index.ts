@@ -13,7 +13,12 @@ export {
   type MemoryDedupeStoreOptions,
   type NotRecordedReason,
 } from "./dedupe.js";
-export { createWebhookHandler, type WebhookHandler } from "./handler.js";
+export {
+  createWebhookHandler,
+  type NodeRequestLike,
+  type NodeResponseLike,
+  type WebhookHandler,
+} from "./handler.js";
 export {
   type AcknowledgeMode,
   DEFAULT_MAX_BODY_BYTES,
