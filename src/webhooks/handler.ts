@@ -19,7 +19,9 @@ export interface NodeRequestLike {
   headers: Record<string, string | string[] | undefined>;
   readonly readableEnded: boolean;
   readonly destroyed: boolean;
-  on(event: string, listener: (...args: never[]) => void): unknown;
+  on(event: "data", listener: (chunk: Uint8Array) => void): unknown;
+  on(event: "end" | "close", listener: () => void): unknown;
+  on(event: "error", listener: (error: Error) => void): unknown;
   resume(): unknown;
 }
 
@@ -65,13 +67,13 @@ function readNodeBody(req: NodeRequestLike, maxBytes: number): Promise<Uint8Arra
     return Promise.resolve(bytes.byteLength > maxBytes ? TOO_LARGE : bytes);
   }
   return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
+    const chunks: Uint8Array[] = [];
     let size = 0;
     // A declared length past the limit: nothing is kept from the start.
     const declared = req.headers["content-length"];
     let tooLarge = (declaredLength(typeof declared === "string" ? declared : undefined) ?? 0) > maxBytes;
-    req.on("data", (chunk: Buffer) => {
-      size += chunk.length;
+    req.on("data", (chunk) => {
+      size += chunk.byteLength;
       if (size > maxBytes) tooLarge = true;
       if (tooLarge) chunks.length = 0;
       else chunks.push(chunk);
