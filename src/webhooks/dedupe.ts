@@ -52,6 +52,11 @@ export interface DedupeStore {
    * also make a write it gave up on harmless should it land later: RedisDedupeStore shows how.
    */
   claim(key: string, ttlMs: number): boolean | Promise<boolean>;
+  /**
+   * Forget `key`, so that the next attempt at the delivery claims it anew: called when the
+   * delivery could not be processed and was answered non-2xx. Optional; throw when it cannot.
+   */
+  release?(key: string): void | Promise<void>;
 }
 
 export interface MemoryDedupeStoreOptions {
@@ -120,6 +125,12 @@ export class MemoryDedupeStore implements DedupeStore {
   // The ring is in claim order, which is expiry order when every claim uses the same retention:
   // expired keys sit at the head, and each sweep stops at the first live one. With mixed
   // retentions a key may outlive its expiry in the ring; claim checks the expiry itself.
+  /** Forget a key (the delivery was not processed): the next claim of it succeeds. */
+  release(key: string): void {
+    const seq = this.#index.get(key);
+    if (seq !== undefined) this.#drop(seq);
+  }
+
   #sweep(now: number): void {
     while (this.#head < this.#tail && this.#expiries[this.#head % this.#maxEntries]! <= now)
       this.#drop(this.#head++);
@@ -219,6 +230,11 @@ export interface Deduper {
    * store): then the delivery must be answered non-2xx, never acknowledged.
    */
   isDuplicate(event: WebhookEvent): Promise<boolean>;
+  /**
+   * Forget a delivery recorded by isDuplicate that could not be processed, so that the service's
+   * next attempt is not taken for a duplicate. Rejects when the store cannot forget (no `release`).
+   */
+  forget?(event: WebhookEvent): Promise<void>;
 }
 
 /** A deduper over a pluggable store (in memory by default), keyed by deliveryKey. */
@@ -238,6 +254,11 @@ export function createDeduper(options: DeduperOptions = {}): Deduper {
         throw new DeliveryNotRecordedError("store_unavailable", { cause: error });
       }
       return !claimed;
+    },
+    async forget(event) {
+      if (typeof store.release !== "function")
+        throw new TypeError("The dedupe store has no release method: it cannot forget a delivery.");
+      await store.release(deliveryKey(event));
     },
   };
 }

@@ -1,4 +1,4 @@
-// idv-contract/webhooks: turn a raw webhook delivery into a typed, checked event.
+// idv-contract/webhooks: turn a raw webhook delivery into a typed, checked event, or receive it in one call.
 export {
   createDeduper,
   DEFAULT_MAX_ENTRIES,
@@ -13,6 +13,21 @@ export {
   type MemoryDedupeStoreOptions,
   type NotRecordedReason,
 } from "./dedupe.js";
+export {
+  createWebhookHandler,
+  type NodeRequestLike,
+  type NodeResponseLike,
+  type WebhookHandler,
+} from "./handler.js";
+export {
+  type AcknowledgeMode,
+  DEFAULT_MAX_BODY_BYTES,
+  type WebhookEventName,
+  type WebhookFailure,
+  type WebhookHandlerOptions,
+  type WebhookHandlers,
+  type WebhookRefusal,
+} from "./handler-options.js";
 export type { HeadersLike } from "./headers.js";
 export {
   DEFAULT_LEASE_MS,

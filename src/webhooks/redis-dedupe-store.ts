@@ -185,6 +185,16 @@ export class RedisDedupeStore implements DedupeStore {
   }
 
   /**
+   * Forget a key, so that the next attempt at its delivery claims it anew (its handler failed);
+   * rejects with DeliveryNotRecordedError when Redis does not answer within timeoutMs.
+   */
+  async release(key: string): Promise<void> {
+    if (typeof key !== "string" || key.length > MAX_KEY_LENGTH)
+      throw new RangeError(`A RedisDedupeStore key is a string of at most ${MAX_KEY_LENGTH} characters.`);
+    await this.#command(["DEL", this.#prefix + key]);
+  }
+
+  /**
    * One command, given up on after timeoutMs; a late answer or error is then ignored. It counts
    * against maxInFlight until the client settles it, however long after the store gave up.
    */
