@@ -38,9 +38,19 @@ function codeOf(error: unknown): string | undefined {
   return undefined;
 }
 
+/** Whether undici's HTTP parser failed along the cause chain (Node 24 and later leave its code unset). */
+function parserFailed(error: unknown): boolean {
+  let at = error;
+  for (let depth = 0; depth < 4 && at !== null && typeof at === "object"; depth++) {
+    if ((at as Error).name === "HTTPParserError") return true;
+    at = (at as { cause?: unknown }).cause;
+  }
+  return false;
+}
+
 /** A cause in words: its code, described where known ("connection refused (ECONNREFUSED)"). */
-function describe(code: string | undefined): string {
-  if (code === undefined) return "network error";
+function describe(code: string | undefined, parser: boolean): string {
+  if (code === undefined) return parser ? "the answer is not valid HTTP" : "network error";
   if (code.startsWith("HPE_")) return `the answer is not valid HTTP (${code})`;
   const known = Object.hasOwn(CAUSES, code) ? CAUSES[code] : undefined;
   return known ? `${known} (${code})` : code;
@@ -67,7 +77,10 @@ export class IdvConnectionError extends Error {
   /** The cause's code, such as ECONNREFUSED or UND_ERR_SOCKET, when it has one. */
   readonly code: string | undefined;
   constructor(where: string, host: string, code: string | undefined, options?: { cause?: unknown }) {
-    super(`${where}: the connection to ${host} failed: ${describe(code)}`, options);
+    super(
+      `${where}: the connection to ${host} failed: ${describe(code, parserFailed(options?.cause))}`,
+      options,
+    );
     this.host = host;
     this.code = code;
   }

@@ -6,10 +6,13 @@ import type { CallScope } from "./redirects.js";
 
 type Result = { data?: unknown; error?: unknown; response: Response };
 
-/** The error of a body read: a connection that broke off (fetch's "terminated") names its host. */
+/**
+ * The error of a body read: a connection that broke off (fetch's "terminated", caused by undici's
+ * socket or parser error; Node 24 and later leave a parser error's code unset) names its host.
+ */
 function bodyError(error: unknown, call: CallScope): unknown {
   const cause = (error as { cause?: unknown } | null)?.cause;
-  const broke = error instanceof TypeError && typeof (cause as { code?: unknown } | null)?.code === "string";
+  const broke = error instanceof TypeError && cause instanceof Error;
   return broke && call.url ? asConnectionError(error, call.url, call.where) : scrubbed(error);
 }
 
