@@ -1,6 +1,7 @@
 // POST /_sandbox/trigger, the control client's trigger() and `idv-sandbox trigger`: one chosen event
 // of the contract, about a record or one made for it, overrides checked against the event's schema
 // (refused, and nothing sent, when they break it), delivered as any other event.
+import { execFile } from "node:child_process";
 import { readFileSync } from "node:fs";
 import fc from "fast-check";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
@@ -227,5 +228,68 @@ describe("override members", () => {
     expect(memberPath("/a~1b/c~0d")).toEqual(["a/b", "c~d"]);
     expect(() => memberPath("/a~2")).toThrow(/JSON Pointer/);
     expect(() => memberPath("a..b")).toThrow(/empty name/);
+  });
+});
+
+/** `idv-sandbox trigger` from source, run apart (the sandbox it talks to answers from this process). */
+function cli(args: string[]): Promise<{ status: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      ["--import", "tsx", fromRoot("sandbox/cli.ts"), "trigger", ...args],
+      { cwd: fromRoot(), encoding: "utf8", timeout: 20_000 },
+      (error, stdout, stderr) => resolve({ status: error ? Number(error.code ?? -1) : 0, stdout, stderr }),
+    );
+  });
+}
+
+describe("idv-sandbox trigger", () => {
+  it("sends the event with the values set, and says what it sent", async () => {
+    const run = await cli([
+      "case_completed",
+      "--url",
+      sbx.running.url,
+      "--set",
+      "reference=EDD-REF-7",
+      "--set",
+      "/message=null",
+      "--json",
+    ]);
+    expect(run.stderr).toBe("");
+    expect(run.status).toBe(0);
+    const shown = JSON.parse(run.stdout);
+    expect(shown).toMatchObject({ event: "case_completed", made: { kind: "edd_case" }, receivers: 1 });
+    expect(shown.payload).toBeUndefined();
+    await sbx.control.settled();
+    expect(events.received.map((r) => JSON.parse(r.body))).toMatchObject([
+      { event: "case_completed", reference: "EDD-REF-7", message: null, transaction_id: shown.subject },
+    ]);
+    const text = await cli(["test", "--url", sbx.running.url]);
+    expect(text.stdout).toBe("Sent test about test to 1 receiver.\n");
+  });
+
+  it("an override that breaks the schema: exit 1 with the member and the rule, nothing sent", async () => {
+    const run = await cli(["completed", "--url", sbx.running.url, "--set", "verification.status=maybe"]);
+    expect(run.status).toBe(1);
+    expect(run.stdout).toBe("");
+    expect(run.stderr).toMatch(
+      /^idv-sandbox: the sandbox refused it \(400\): The completed event would break the contract: payload \/verification\/status must be equal to one of the allowed values; nothing was sent\.\n$/,
+    );
+    await sbx.control.settled();
+    expect(events.received).toEqual([]);
+    expect(await sbx.control.deliveries()).toEqual([]);
+  });
+
+  it.each([
+    [[], "trigger needs an EVENT"],
+    [["completed", "created"], "trigger takes one EVENT"],
+    [["charge.succeeded"], "EVENT must be one of created, completed"],
+    [["completed", "--set", "novalue"], "--set takes member=value"],
+    [["completed", "--url", "ftp://x/"], "--url: must use http or https"],
+  ])("%j is a usage error: exit 2", async (args, line) => {
+    const run = await cli(args);
+    expect(run.status).toBe(2);
+    expect(run.stderr.split("\n")[0]).toContain(`idv-sandbox: ${line}`);
+    expect(run.stderr).toContain("Usage: idv-sandbox trigger EVENT");
   });
 });
