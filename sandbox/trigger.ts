@@ -45,6 +45,13 @@ const refuse = (status: number, code: string, message: string): Answer => ({
 const invalid = (pointer: string, why: string) =>
   refuse(400, "BAD_REQUEST", `Invalid request body: ${pointer}: ${why}.`);
 
+/** The 404 of a subject that names no record of the event's product. */
+const NOT_FOUND: Record<Channel, string> = {
+  biometricWebhook: "No biometric verification has this transaction_id.",
+  eddCaseCompleted: "No EDD case has this id or transaction_id.",
+  workflowCase: "No workflow case has this id.",
+};
+
 /** The messages the service's error and pending events carry (the sandbox's own words). */
 const MESSAGES: Record<string, string | null> = {
   error: "An unexpected processing error occurred; create a new verification.",
@@ -164,7 +171,7 @@ export function trigger(sandbox: Sandbox, request: TriggerRequest): Answer {
     event === "test"
       ? { subject: "test", record: null, made: null, forget: () => {} }
       : (subjectOf(sandbox, channel, request.subject) as Subject);
-  if (!about) return refuse(404, "NOT_FOUND", `No record of the ${channel} channel has this id.`);
+  if (!about) return refuse(404, "NOT_FOUND", NOT_FOUND[channel]);
   const answer = send(sandbox, channel, event, about, request, paths);
   if (answer.status !== 201) about.forget();
   sandbox.changed();
