@@ -157,6 +157,29 @@ describe("trigger", () => {
     expect(failing).toEqual([]);
   });
 
+  it("a triggered event is retried as any other, on the virtual clock", async () => {
+    let status = 503;
+    const flaky = await startRecorder(() => status);
+    const own = await startTestSandbox();
+    try {
+      await own.control.addReceiver({ url: flaky.url });
+      const sent = await own.control.trigger("archived");
+      await own.control.settled();
+      const [first] = await own.control.deliveries({ subject: sent.subject });
+      expect(first).toMatchObject({ event: "archived", status: "pending", attempts: [{ status: 503 }] });
+      expect(first?.next_attempt_at).not.toBeNull();
+      status = 200;
+      await own.control.advance("PT2M");
+      const [again] = await own.control.deliveries({ subject: sent.subject });
+      expect(again?.status).toBe("delivered");
+      expect(again?.attempts.map((a) => a.status)).toEqual([503, 200]);
+      expect(flaky.received.length).toBe(2);
+    } finally {
+      await own.running.close();
+      await flaky.close();
+    }
+  });
+
   it("a member named __proto__ or constructor is refused, and no override reaches a prototype", async () => {
     for (const member of [
       "__proto__.polluted",
