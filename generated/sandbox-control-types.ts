@@ -98,6 +98,62 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/_sandbox/trigger": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a chosen webhook event
+         * @description Sends one event of the AsyncAPI contract (`created`, `completed`, `updated`, `archived`,
+         *     `error`, `pending`, `test`, `case_completed` or `case.completed`) about an existing record
+         *     (`subject`), or about one made for it when no subject is given: a biometric verification
+         *     for the biometric events, an EDD case for `case_completed`, a workflow case with an
+         *     external_id for `case.completed` (the `test` event is about no record). The record made
+         *     sends no event of its own, and the event moves no record: use the transitions for that.
+         *     Each override in `set` replaces (or adds) one member of the payload, named by a JSON
+         *     Pointer (`/verification/status`) or a dotted path (`verification.status`; an array's
+         *     element by its index). The payload is then checked against the event's schema: one that
+         *     breaks it is refused with the member and the rule, and nothing is sent. Otherwise it is
+         *     delivered like any other event (to every receiver of its kind, with their credentials,
+         *     retried, listed in the deliveries).
+         */
+        post: operations["triggerEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/_sandbox/reset": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Forget records, deliveries and the clock's offset
+         * @description Isolation between tests in one sandbox: every record and delivery is forgotten (their ids
+         *     answer 404 from then on; new ids keep counting up, so an old one never names a new
+         *     record), every timer is cancelled, and the clock reads real time again. Receivers are kept
+         *     unless `receivers` is true. Advances asked for before the reset finish first. An attempt
+         *     in flight at the reset is not recorded: its answer is dropped and it is not retried. With
+         *     `--state`, the file holds the empty state when the answer comes.
+         */
+        post: operations["resetSandbox"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/_sandbox/receivers": {
         parameters: {
             query?: never;
@@ -567,6 +623,56 @@ export interface components {
             payload: unknown;
             replay_of?: string;
         };
+        TriggerRequest: {
+            /**
+             * @description The event's name as the contract writes it.
+             * @example completed
+             * @example case_completed
+             * @example case.completed
+             */
+            event: string;
+            /**
+             * @description The record the event is about: a biometric transaction_id, an EDD case's id or
+             *     transaction_id, a workflow case's id. Without it, a record is made for the event.
+             */
+            subject?: string;
+            /** @description Members of the payload to replace or add, in order. */
+            set?: {
+                /** @description A JSON Pointer (`/verification/status`) or a dotted path (`verification.status`). */
+                member: string;
+                /** @description The JSON value to put there. */
+                value: unknown;
+            }[];
+        };
+        Triggered: {
+            event: string;
+            /** @enum {string} */
+            channel: "biometricWebhook" | "eddCaseCompleted" | "workflowCase";
+            /** @description What the deliveries' `subject` is (list them with `?subject=`). */
+            subject: string;
+            /** @description The record made for the event, or null when it was about an existing one (or none). */
+            made: null | {
+                /** @enum {string} */
+                kind: "biometric_verification" | "edd_case" | "workflow_case";
+                id: string | number;
+            };
+            /** @description How many receivers it was queued for (0 when none of its kind is registered). */
+            receivers: number;
+            /** @description The JSON body sent. */
+            payload: unknown;
+        };
+        ResetRequest: {
+            /**
+             * @description Remove the receivers too.
+             * @default false
+             */
+            receivers?: boolean;
+        };
+        ResetDone: {
+            clock: components["schemas"]["Clock"];
+            /** @description The receivers kept. */
+            receivers: components["schemas"]["Receiver"][];
+        };
         BiometricVerification: {
             transaction_id: string;
             reference: string;
@@ -764,6 +870,59 @@ export interface operations {
                     "application/json": components["schemas"]["Settled"];
                 };
             };
+            508: components["responses"]["LoopDetected"];
+        };
+    };
+    triggerEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TriggerRequest"];
+            };
+        };
+        responses: {
+            /** @description The event, as checked and queued for every receiver of its kind. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Triggered"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+            508: components["responses"]["LoopDetected"];
+        };
+    };
+    resetSandbox: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["ResetRequest"];
+            };
+        };
+        responses: {
+            /** @description The sandbox after the reset. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ResetDone"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
             508: components["responses"]["LoopDetected"];
         };
     };

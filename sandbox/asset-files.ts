@@ -74,6 +74,11 @@ export class AssetFiles {
     this.files.delete(assetId);
   }
 
+  /** Forget every upload (the sandbox was reset). */
+  clear(): void {
+    for (const assetId of [...this.files.keys()]) this.drop(assetId);
+  }
+
   /** Bytes held now. */
   get size(): number {
     return this.bytes;

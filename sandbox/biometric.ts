@@ -127,6 +127,8 @@ export class BiometricLifecycle {
     sendSms: boolean;
     journey?: Journey;
     replaces?: string;
+    /** Made for a triggered event: no created event of its own. */
+    silent?: boolean;
   }): BiometricRecord {
     const id = randomUUID();
     const at = this.iso();
@@ -156,7 +158,7 @@ export class BiometricLifecycle {
       events: [],
     };
     this.records.set(id, record);
-    this.send(record, "created");
+    if (!input.silent) this.send(record, "created");
     this.ctx.after(LIFESPAN_MS, TIMERS.lifespan, id);
     if (record.journey) this.ctx.after(this.firstStepDelay(record.journey), TIMERS.journey, id);
     this.ctx.changed();
@@ -409,7 +411,7 @@ export class BiometricLifecycle {
   }
 
   /** The verification member of completed and updated events: the contract's example, made this record's. */
-  private result(record: BiometricRecord): Record<string, unknown> {
+  result(record: BiometricRecord): Record<string, unknown> {
     const template = completedExample;
     if (!template) throw new Error("the AsyncAPI contract has no completed example");
     const text = JSON.stringify(template.verification).replaceAll(

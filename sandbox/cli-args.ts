@@ -8,7 +8,9 @@ import { parseWebhookAuth } from "./start.js";
 
 /** The help of `idv-sandbox`. */
 export const USAGE = `Usage: idv-sandbox [options]
-Serve the stateful sandbox of the identity-verification service.
+       idv-sandbox trigger EVENT [--subject ID] [--set member=value …] [--url SANDBOX]
+Serve the stateful sandbox of the identity-verification service; with trigger, make a running one
+send a webhook event (idv-sandbox trigger --help).
 
   --port N              port to listen on (0: a free one; default PORT or 4010)
   --host H              address to listen on (default 127.0.0.1)

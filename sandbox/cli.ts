@@ -3,15 +3,18 @@
 //   --webhook-url URL --webhook-auth bearer:TOKEN|basic:USER:PASS --state FILE --json | --print-url]:
 // serve the stateful sandbox. --port 0 picks a free port; --json makes the first line a JSON object
 // (url, control, pid, and the credentials when generated), --print-url makes it the URL alone.
-// The command line is read in cli-args.ts.
+// The command line is read in cli-args.ts. `idv-sandbox trigger EVENT …` makes a running sandbox
+// send one event (trigger-cli.ts).
 import { readCommandLine } from "../src/cli/args.js";
 import { closeOnSignals, reportStartError } from "../src/server/index.js";
 import { parse, USAGE } from "./cli-args.js";
 import { startSandbox } from "./start.js";
 import { StateFileError } from "./state-file.js";
 import { StateLockError } from "./state-lock.js";
+import { runTrigger } from "./trigger-cli.js";
 
 const io = { stdout: process.stdout, stderr: process.stderr };
+if (process.argv[2] === "trigger") process.exit(await runTrigger(process.argv.slice(3), io));
 const args = await readCommandLine("idv-sandbox", USAGE, io, () => parse(process.argv.slice(2), process.env));
 if (typeof args === "number") process.exit(args);
 try {

@@ -60,6 +60,8 @@ interface RunRequest {
   fromTimeout: boolean;
   resolve: () => void;
   reject: (error: unknown) => void;
+  /** A reset: run when its turn comes, once the clock has forgotten its timers and offset. */
+  reset?: () => void;
   /** Once started: where the clock read before it, where it runs to, and how many timers it fired. */
   from?: number;
   target?: number;
@@ -185,6 +187,14 @@ export class VirtualClock {
     return this.request(0, false);
   }
 
+  /**
+   * Forget every timer and the offset (the clock reads real time again), after the runs asked for
+   * before it and before those asked for after it; `then` runs at that point, with nothing between.
+   */
+  reset(then: () => void): Promise<void> {
+    return this.request(0, false, then);
+  }
+
   /** Restore saved state: the offset and pending timers. */
   restore(offset: number, timers: readonly Timer[]): void {
     // A clock saved at its end has moved on with real time since: it stays at the end.
@@ -220,9 +230,9 @@ export class VirtualClock {
   }
 
   /** A run settled when done; the first request starts the work (its first slice at once). */
-  private request(ms: number, fromTimeout: boolean): Promise<void> {
+  private request(ms: number, fromTimeout: boolean, reset?: () => void): Promise<void> {
     const done = new Promise<void>((resolve, reject) => {
-      this.requests.push({ ms, fromTimeout, resolve, reject, fired: 0 });
+      this.requests.push({ ms, fromTimeout, resolve, reject, fired: 0, ...(reset ? { reset } : {}) });
     });
     if (!this.running) this.work();
     return done;
@@ -240,6 +250,7 @@ export class VirtualClock {
       let finished: boolean;
       try {
         if (request.target === undefined) {
+          if (request.reset) this.forget(request.reset);
           request.from = this.realNow() + this.offset;
           if (!request.fromTimeout) {
             this.queuedMs -= request.ms;
@@ -260,6 +271,16 @@ export class VirtualClock {
     }
     this.running = false;
     this.arm();
+  }
+
+  /** Drop every timer and the offset, then run `then` (a reset's turn came). */
+  private forget(then: () => void): void {
+    this.offset = 0;
+    this.pinned = undefined;
+    this.timers.reset([]);
+    this.byKey.clear();
+    this.cancelled.clear();
+    then();
   }
 
   /** The request is done (or failed): the clock reads real time plus the offset again. */

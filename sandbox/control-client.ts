@@ -12,6 +12,9 @@ export type SandboxDelivery = Schemas["Delivery"];
 export type SandboxBiometricVerification = Schemas["BiometricVerification"];
 export type SandboxWorkflowCase = Schemas["WorkflowCase"];
 export type CreateReceiverRequest = Schemas["CreateReceiverRequest"];
+export type SandboxTriggerRequest = Schemas["TriggerRequest"];
+export type SandboxTriggered = Schemas["Triggered"];
+export type SandboxReset = Schemas["ResetDone"];
 export type DeliveryFilter = NonNullable<paths["/_sandbox/deliveries"]["get"]["parameters"]["query"]>;
 
 /** A control request the sandbox refused: its status, error_code and message. */
@@ -64,6 +67,32 @@ export function createSandboxControl(baseUrl: string, options: { fetch?: typeof 
      * (each attempt has a deadline): assert on `deliveries()` after it, without polling.
      */
     settled: () => unwrap(api.POST("/_sandbox/settle")),
+    /**
+     * Send one event of the contract (`completed`, `case_completed`, `case.completed`, …) about a
+     * record (`subject`), or one made for it, with members overridden (`set: [{ member:
+     * "verification.status", value: "fail" }]`): refused, and nothing sent, when the payload
+     * breaks the event's schema. Follow it with `settled()` to assert on its deliveries.
+     */
+    trigger: (
+      event: string,
+      options: { subject?: string; set?: SandboxTriggerRequest["set"] | Record<string, unknown> } = {},
+    ) => {
+      const set = Array.isArray(options.set)
+        ? options.set
+        : Object.entries(options.set ?? {}).map(([member, value]) => ({ member, value }));
+      const body: SandboxTriggerRequest = {
+        event,
+        ...(options.subject === undefined ? {} : { subject: options.subject }),
+        ...(set.length > 0 ? { set } : {}),
+      };
+      return unwrap(api.POST("/_sandbox/trigger", { body }));
+    },
+    /**
+     * Forget every record and delivery, and the clock's offset (for a `beforeEach`); the receivers
+     * are kept unless `{ receivers: true }`. Resolves once done (and saved, with --state).
+     */
+    reset: (options: { receivers?: boolean } = {}) =>
+      unwrap(api.POST("/_sandbox/reset", { body: { receivers: options.receivers === true } })),
     /** Register a receiver: `events` (Basic or Bearer auth) or `workflow` (no credentials). */
     addReceiver: (body: CreateReceiverRequest) => unwrap(api.POST("/_sandbox/receivers", { body })),
     /** The dashboard's Test button: posts the test event once; ok on a 2xx or 3xx answer. */

@@ -19,6 +19,7 @@ import { pointsAtSandbox, SELF_RECEIVER } from "./self-address.js";
 import type { Answer } from "./service.js";
 import type { Sandbox, WorkflowCase } from "./sandbox.js";
 import type { operations } from "../generated/sandbox-control-types.js";
+import { newWorkflowCase, TEST_EVENT, trigger, type TriggerRequest } from "./trigger.js";
 
 // Request bodies reach the handlers only after the control document's schema accepted them.
 type Json = any;
@@ -122,12 +123,6 @@ export function receiverUrl(text: string): string {
 
 const ok = (json: unknown, status = 200): Answer => ({ status, json });
 
-/** The test event's greeting (the document gives its shape, {message, event: "test"}, not its words). */
-const TEST_EVENT = JSON.stringify({
-  message: "Hello from the identity verification sandbox! Your webhook is reachable.",
-  event: "test",
-});
-
 /** The control API's operation ids, from its own generated types. */
 type ControlOperationId = keyof operations;
 
@@ -178,6 +173,12 @@ const handlers: {
     const { until, deliveries } = await sandbox.settled();
     return ok({ until: new Date(until).toISOString(), deliveries });
   },
+  triggerEvent: ({ sandbox, value }) => trigger(sandbox, value as TriggerRequest),
+  resetSandbox: async ({ sandbox, value, clock }) => {
+    await sandbox.reset({ receivers: value?.receivers === true });
+    const receivers = [...sandbox.queue.receivers.values()].map(receiverView);
+    return ok({ clock: clock().json, receivers });
+  },
   listReceivers: ({ sandbox }) => ok({ receivers: [...sandbox.queue.receivers.values()].map(receiverView) }),
   createReceiver: ({ sandbox, value }) => {
     let url: string;
@@ -215,7 +216,7 @@ const handlers: {
       return controlError(409, "INVALID_TRANSITION", "Only an events receiver has a Test button.");
     if (pointsAtSandbox(receiver.url, sandbox.listening))
       return controlError(409, "LOOP_DETECTED", `The receiver's url ${SELF_RECEIVER}.`);
-    return ok(await sandbox.queue.test(receiver, TEST_EVENT));
+    return ok(await sandbox.queue.test(receiver, JSON.stringify(TEST_EVENT)));
   },
   listDeliveries: ({ sandbox, query }) => {
     const one = (name: string) => {
@@ -272,22 +273,9 @@ const handlers: {
   failBiometricVerification: ({ sandbox, param, value, bio }) =>
     bio(() => sandbox.biometric.fail(param, value?.message)),
   createWorkflowCase: ({ sandbox, value }) => {
-    const id = sandbox.nextId("workflow");
-    const record: WorkflowCase = {
-      case_id: id,
-      external_id: value.external_id ?? null,
-      guided_flow_id: value.guided_flow_id ?? 311,
-      status: "open",
-      case_url: `${sandbox.baseUrl}${CONTROL_PREFIX}/workflow_cases/${id}`,
-      service: {
-        id: sandbox.nextId("workflow-service"),
-        name: value.service_name ?? "Sandbox Trading Limited",
-        external_id: value.service_external_id ?? null,
-        approval_status: null,
-      },
-    };
+    const record = newWorkflowCase(sandbox, value);
     // Counted as what it holds: its names are the caller's, up to 200 characters each.
-    sandbox.keep(sandbox.workflow, id, record);
+    sandbox.keep(sandbox.workflow, record.case_id, record);
     sandbox.changed();
     return ok(record, 201);
   },

@@ -241,6 +241,10 @@ export class DeliveryQueue {
   private readonly timeoutMs: number;
   private readonly budget: ByteBudget;
   private closed = false;
+  /** The attempts in flight, each settled once it has ended and been recorded. */
+  private readonly runs = new Set<Promise<void>>();
+  /** Counts resets: an attempt begun before the latest one records nothing. */
+  private generation = 0;
 
   constructor(private readonly options: DeliveryOptions) {
     this.timeoutMs = options.timeoutMs ?? 10_000;
@@ -318,7 +322,7 @@ export class DeliveryQueue {
     return true;
   }
 
-  /** Keep one delivery per receiver of the kind, each attempted at once (made when first needed). */
+  /** Keep one delivery per receiver of the kind, each attempted at once (made when first needed); how many. */
   emit(
     kind: ReceiverKind,
     channel: Channel,
@@ -326,9 +330,9 @@ export class DeliveryQueue {
     subject: string,
     body: string,
     headers: Record<string, string> = {},
-  ): void {
+  ): number {
     const fanout = this.fanouts.get(kind);
-    if (!fanout) return;
+    if (!fanout) return 0;
     this.log.emit(fanout, {
       channel,
       event,
@@ -342,6 +346,35 @@ export class DeliveryQueue {
     this.budget.enforce();
     for (const receiverId of fanout.ids) this.pump(receiverId);
     this.options.changed?.();
+    return fanout.ids.length;
+  }
+
+  /**
+   * Forget every delivery (and the receivers, when asked). An attempt in flight goes on, as the
+   * POST is on its way, but its answer is not recorded and it is not retried: it belongs to the
+   * state before the reset. Whoever waits for deliveries to settle stops waiting for the old ones.
+   * Resolves once those attempts have ended (each has its deadline): from then on, no request
+   * made before the reset reaches a receiver.
+   */
+  reset(receivers: boolean): Promise<void> {
+    const ending = Promise.allSettled(this.runs).then(() => undefined);
+    this.generation++;
+    this.log.clear();
+    for (const delivery of this.attempting) this.waits.gone(delivery);
+    this.attempting.clear();
+    this.waiting.clear();
+    this.held.clear();
+    if (receivers) {
+      for (const receiverId of this.receivers.keys()) {
+        this.log.unfollow(receiverId);
+        this.sender.retire(receiverId);
+      }
+      this.receivers.clear();
+      this.refanout("events");
+      this.refanout("workflow");
+    }
+    this.options.changed?.();
+    return ending;
   }
 
   /**
@@ -544,21 +577,26 @@ export class DeliveryQueue {
       const chosen = queue.take() as Delivery;
       this.inFlightBytes += bytes;
       this.attempting.add(chosen);
-      void this.attempt(chosen)
+      const generation = this.generation;
+      const run: Promise<void> = this.attempt(chosen)
         // Off the request path, a rejection would be unhandled and end the process: the delivery fails instead.
-        .catch(() => this.finish(chosen, "failed"))
+        .catch(() => {
+          if (generation === this.generation) this.finish(chosen, "failed");
+        })
         .finally(() => {
           this.inFlightBytes -= bytes;
           this.attempting.delete(chosen);
           queue.done(chosen.subject);
           this.pump(receiverId);
           this.waits.changed(chosen);
+          this.runs.delete(run);
           // Bytes were released: the receivers held back for them may go on.
           for (const held of [...this.held]) {
             this.held.delete(held);
             this.pump(held);
           }
         });
+      this.runs.add(run);
     }
     if (queue.size === 0 && queue.inFlight === 0) this.waiting.delete(receiverId);
   }
@@ -566,6 +604,7 @@ export class DeliveryQueue {
   private async attempt(delivery: Delivery): Promise<void> {
     const receiver = this.receivers.get(delivery.receiver_id);
     const scheduled = delivery.next_attempt_at ?? this.options.clock.now();
+    const generation = this.generation;
     if (!receiver || this.closed) {
       if (!receiver) this.finish(delivery, "failed");
       return;
@@ -587,7 +626,8 @@ export class DeliveryQueue {
       ...(redirect ? { error: "redirect" as const } : {}),
       duration_ms: Math.round(performance.now() - started),
     };
-    if (this.closed) return;
+    // Closed, or reset meanwhile: the delivery is no longer the sandbox's to record.
+    if (this.closed || generation !== this.generation) return;
     // The answer as it came, whatever happened to the record meanwhile (an erasure removes data, not history).
     delivery.attempts.push(outcome);
     if (delivery.status !== "pending") return;

@@ -293,6 +293,15 @@ export class DeliveryLog {
     return erased;
   }
 
+  /** Forget every kept delivery; each receiver looks at entries from the next one emitted on. */
+  clear(): void {
+    while (this.oldest < this.entries.length) this.forgetOldest();
+    this.dropped += this.entries.length;
+    this.entries = [];
+    this.oldest = 0;
+    for (const receiverId of this.cursors.keys()) this.cursors.set(receiverId, this.dropped);
+  }
+
   /** Forget deliveries, oldest first, until at most maxKept are kept. */
   trim(): void {
     while (this.kept > this.options.maxKept && this.oldest < this.entries.length) this.forgetOldest();

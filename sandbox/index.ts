@@ -10,7 +10,10 @@ export {
   SandboxControlError,
   type SandboxDelivery,
   type SandboxReceiver,
+  type SandboxReset,
   type SandboxSettled,
+  type SandboxTriggered,
+  type SandboxTriggerRequest,
   type SandboxWorkflowCase,
 } from "./control-client.js";
 export { BIOMETRIC_MAGIC, biometricJourney, type Journey } from "./magic.js";

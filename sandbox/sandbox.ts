@@ -2,7 +2,7 @@
 // the virtual clock and the webhook deliveries, behind one object the HTTP layer calls.
 import { randomInt } from "node:crypto";
 import type { components } from "../generated/sandbox-control-types.js";
-import { parseWebhook } from "../src/webhooks/index.js";
+import { parseWebhook, type WebhookError } from "../src/webhooks/index.js";
 import { AssetFiles } from "./asset-files.js";
 import { BiometricLifecycle, type BiometricRecord, TIMERS } from "./biometric.js";
 import { ByteBudget, jsonBytes, MAX_KEPT_BYTES, TIMER_BYTES } from "./byte-budget.js";
@@ -27,6 +27,8 @@ export interface SandboxOptions {
   observeDelivery?: (delivery: Delivery, receiver: Receiver) => void;
   /** Told when something worth saving changed. */
   changed?: () => void;
+  /** Save now (a reset's answer waits for the --state file to hold the empty state). */
+  saveNow?: () => void;
   /** Records kept at most (MAX_RECORDS by default; tests make it small). */
   maxRecords?: number;
   /** Bytes kept at most, everything together (MAX_KEPT_BYTES by default; tests make it small). */
@@ -51,6 +53,19 @@ interface KeptEntry {
 
 /** Timers a verification holds at once at most (lifespan, a journey step or retry, the pending window, the archive). */
 const BIOMETRIC_TIMERS = 4;
+
+/** The case_completed body of an EDD case, as the service sends it. */
+export function eddCompletedBody(record: Json): Json {
+  return {
+    event: "case_completed",
+    ...(typeof record.reference === "string" ? { reference: record.reference } : {}),
+    external_id: null,
+    phone_number: record.primary_contact?.formatted_contact_phone ?? null,
+    transaction_id: record.transaction_id,
+    verification: null,
+    message: null,
+  };
+}
 
 export class Sandbox {
   readonly clock: VirtualClock;
@@ -161,6 +176,18 @@ export class Sandbox {
     }
   }
 
+  /** Forget one kept record now (made for an event that was then refused); its place is left empty. */
+  forgetRecord<K, V>(map: Map<K, V>, key: K): void {
+    const entry = this.keptEntries.get(map as Map<unknown, unknown>)?.get(key);
+    map.delete(key);
+    if ((map as Map<unknown, unknown>) === this.biometric.records) this.biometric.forgetTimers(String(key));
+    if (!entry) return;
+    this.keptEntries.get(map as Map<unknown, unknown>)?.delete(key);
+    this.budget.charge(-entry.bytes);
+    // Still in `kept` until its turn to go: it releases nothing more then.
+    entry.bytes = 0;
+  }
+
   /** Forget the oldest kept record, and its timers with it: the clock holds no more than the records do. */
   private forgetOldestRecord(): void {
     const old = this.kept[this.keptHead++];
@@ -202,16 +229,13 @@ export class Sandbox {
 
   /** Send the case_completed event of an EDD case. */
   emitEddCompleted(record: Json): void {
-    const body: Json = {
-      event: "case_completed",
-      ...(typeof record.reference === "string" ? { reference: record.reference } : {}),
-      external_id: null,
-      phone_number: record.primary_contact?.formatted_contact_phone ?? null,
-      transaction_id: record.transaction_id,
-      verification: null,
-      message: null,
-    };
-    this.emit("events", "eddCaseCompleted", "case_completed", record.transaction_id, body);
+    this.emit(
+      "events",
+      "eddCaseCompleted",
+      "case_completed",
+      record.transaction_id,
+      eddCompletedBody(record),
+    );
   }
 
   /** Complete a workflow case: the case.completed delivery when it was created with an external_id. */
@@ -219,10 +243,48 @@ export class Sandbox {
     record.status = "completed";
     record.service.approval_status = approval;
     if (record.external_id === null) return;
-    const body = { ...record, external_id: record.external_id };
-    this.emit("workflow", "workflowCase", "case.completed", String(record.case_id), body, {
-      "X-Workflow-Event-Type": "case.completed",
+    this.emit(
+      "workflow",
+      "workflowCase",
+      "case.completed",
+      String(record.case_id),
+      { ...record },
+      {
+        "X-Workflow-Event-Type": "case.completed",
+      },
+    );
+  }
+
+  /**
+   * Forget every record, delivery and timer, and the clock's offset; the receivers too when asked.
+   * Done in the clock's turn, after the advances asked for before it, with nothing between; record
+   * ids keep counting up, so that an id from before never names a record made after.
+   */
+  async reset(options: { receivers?: boolean } = {}): Promise<void> {
+    let attemptsEnded: Promise<void> = Promise.resolve();
+    await this.clock.reset(() => {
+      while (this.keptHead < this.kept.length) this.forgetOldestRecord();
+      this.kept.length = 0;
+      this.keptHead = 0;
+      this.keptEntries.clear();
+      const maps: Map<unknown, unknown>[] = [
+        this.biometric.records,
+        this.manual,
+        this.pep,
+        this.fraud,
+        this.property,
+        this.kyb,
+        this.edd,
+        this.workflow,
+      ];
+      for (const map of maps) map.clear();
+      this.assetFiles.clear();
+      attemptsEnded = this.queue.reset(options.receivers === true);
     });
+    // Whatever was on its way to a receiver has arrived (or timed out) when the reset answers.
+    await attemptsEnded;
+    this.changed();
+    this.options.saveNow?.();
   }
 
   /** Stop the clock and abort deliveries in flight; settled once the delivery thread has stopped. */
@@ -262,6 +324,28 @@ export class Sandbox {
     payload: unknown,
     headers: Record<string, string> = {},
   ): void {
+    const sent = this.send(kind, channel, event, subject, payload, headers);
+    if ("error" in sent) {
+      const { error } = sent;
+      const issue = error.issues[0];
+      this.options.contractViolation?.(
+        `${channel} ${event}: ${error.message}${issue ? ` at ${issue.pointer}` : ""}`,
+      );
+    }
+  }
+
+  /**
+   * Queue an event for every receiver of its kind once the AsyncAPI contract accepts it as the
+   * channel's `event`: the number of receivers, or the contract's refusal (nothing queued).
+   */
+  send(
+    kind: "events" | "workflow",
+    channel: Channel,
+    event: string,
+    subject: string,
+    payload: unknown,
+    headers: Record<string, string> = {},
+  ): { receivers: number } | { error: WebhookError } {
     const body = JSON.stringify(payload);
     // The headers every delivery of the event carries; each workflow delivery gets its own id later.
     const probe = {
@@ -270,14 +354,20 @@ export class Sandbox {
       ...(channel === "workflowCase" ? { "x-workflow-webhook-id": "whk_00000000000000000000000000" } : {}),
     };
     const parsed = parseWebhook(body, probe);
-    if (parsed.error || parsed.event.kind !== channel) {
-      const issue = parsed.error?.issues[0];
-      this.options.contractViolation?.(
-        `${channel} ${event}: ${parsed.error?.message ?? "not recognised"}${issue ? ` at ${issue.pointer}` : ""}`,
-      );
-      return;
-    }
-    this.queue.emit(kind, channel, event, subject, body, headers);
+    if (parsed.error) return { error: parsed.error };
+    if (parsed.event.kind !== channel || parsed.event.event !== event)
+      // Its `event` member names another event (or one the contract does not know).
+      return {
+        error: {
+          kind: "schema_violation",
+          channel,
+          event,
+          pointer: "/event",
+          message: `The ${channel} "${event}" delivery breaks the contract: payload /event must be "${event}".`,
+          issues: [{ in: "payload", pointer: "/event", message: `must be "${event}"` }],
+        },
+      };
+    return { receivers: this.queue.emit(kind, channel, event, subject, body, headers) };
   }
 
   private onTimer(timer: Timer): void {

@@ -107,6 +107,15 @@ async function startLocked(options: StartOptions, lock: StateLock | undefined): 
     ...(options.realNow ? { realNow: options.realNow } : {}),
     ...(options.observeDelivery ? { observeDelivery: options.observeDelivery } : {}),
     changed: () => saver?.changed(),
+    saveNow: () => {
+      try {
+        saver?.flush();
+      } catch (error) {
+        options.log?.(
+          `sandbox: could not save the state: ${(error as NodeJS.ErrnoException)?.code ?? "error"}`,
+        );
+      }
+    },
     contractViolation,
   });
   if (options.stateFile) {

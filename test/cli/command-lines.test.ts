@@ -9,6 +9,7 @@ import { FLAGS as PROBE_FLAGS } from "../../conformance/probe/probe-cli.js";
 import { FLAGS as PROXY_FLAGS } from "../../conformance/proxy/proxy-cli.js";
 import { FLAGS as RECEIVER_FLAGS } from "../../conformance/receiver-check/receiver-cli.js";
 import { FLAGS as SANDBOX_FLAGS } from "../../sandbox/cli-args.js";
+import { TRIGGER_FLAGS } from "../../sandbox/trigger-cli.js";
 import { fromRoot } from "../../scripts/lib/paths.js";
 import { tempDir, writeNdjson } from "../conformance/support/cli.js";
 import { example } from "../conformance/support/exchanges.js";
@@ -56,6 +57,12 @@ const PROGRAMS: [name: string, run: (args: string[]) => Promise<Run> | Run, usag
         ] as [string, (args: string[]) => Promise<Run>, string, object],
     ),
     ["idv-sandbox", sandbox, "Usage: idv-sandbox ", SANDBOX_FLAGS],
+    [
+      "idv-sandbox trigger",
+      (args: string[]) => sandbox(["trigger", ...args]),
+      "Usage: idv-sandbox trigger ",
+      TRIGGER_FLAGS,
+    ],
   ];
 
 /** The flags every program is refused the same way, and the line that names each. */

@@ -1,0 +1,231 @@
+// POST /_sandbox/trigger: one chosen event of the AsyncAPI contract, about an existing record or one
+// made for it, with members overridden, checked against the event's schema and then delivered as
+// any other event is (every receiver of its kind, credentials, retries, the deliveries' list).
+import { webhookChannels } from "../generated/webhook-events.js";
+import type { Answer } from "../src/server/answer.js";
+import type { BiometricRecord } from "./biometric.js";
+import type { Channel } from "./deliveries.js";
+import { eddCase } from "./products.js";
+import { eddCompletedBody, type Sandbox, type WorkflowCase } from "./sandbox.js";
+import { memberPath, setMember } from "./trigger-members.js";
+
+// Payloads are JSON the contract describes; overrides put any JSON in them.
+type Json = any;
+
+/** The test event's greeting (the document gives its shape, {message, event: "test"}, not its words). */
+export const TEST_EVENT = {
+  message: "Hello from the identity verification sandbox! Your webhook is reachable.",
+  event: "test",
+};
+
+/** Every event of the contract and its channel, in the contract's order. */
+export const TRIGGER_EVENTS: readonly { event: string; channel: Channel }[] = (
+  Object.keys(webhookChannels) as Channel[]
+).flatMap((channel) => Object.keys(webhookChannels[channel].events).map((event) => ({ event, channel })));
+
+/** A trigger request, as the control document's TriggerRequest accepted it. */
+export interface TriggerRequest {
+  event: string;
+  subject?: string;
+  set?: { member: string; value: unknown }[];
+}
+
+/** The record an event is about: what its deliveries' subject is, and how to undo it if it was made. */
+interface Subject {
+  subject: string;
+  record: Json;
+  made: { kind: "biometric_verification" | "edd_case" | "workflow_case"; id: string | number } | null;
+  forget: () => void;
+}
+
+const refuse = (status: number, code: string, message: string): Answer => ({
+  status,
+  json: { error_code: code, message },
+});
+const invalid = (pointer: string, why: string) =>
+  refuse(400, "BAD_REQUEST", `Invalid request body: ${pointer}: ${why}.`);
+
+/** The 404 of a subject that names no record of the event's product. */
+const NOT_FOUND: Record<Channel, string> = {
+  biometricWebhook: "No biometric verification has this transaction_id.",
+  eddCaseCompleted: "No EDD case has this id or transaction_id.",
+  workflowCase: "No workflow case has this id.",
+};
+
+/** The messages the service's error and pending events carry (the sandbox's own words). */
+const MESSAGES: Record<string, string | null> = {
+  error: "An unexpected processing error occurred; create a new verification.",
+  pending: "A data source is unavailable; the verification will be retried.",
+};
+
+/** A workflow case in open, from the control API's request (or a trigger's defaults). */
+export function newWorkflowCase(
+  sandbox: Sandbox,
+  value: {
+    external_id?: string;
+    guided_flow_id?: number;
+    service_name?: string;
+    service_external_id?: string;
+  },
+): WorkflowCase {
+  const id = sandbox.nextId("workflow");
+  return {
+    case_id: id,
+    external_id: value.external_id ?? null,
+    guided_flow_id: value.guided_flow_id ?? 311,
+    status: "open",
+    case_url: `${sandbox.baseUrl}/_sandbox/workflow_cases/${id}`,
+    service: {
+      id: sandbox.nextId("workflow-service"),
+      name: value.service_name ?? "Sandbox Trading Limited",
+      external_id: value.service_external_id ?? null,
+      approval_status: null,
+    },
+  };
+}
+
+/** The record the request names (undefined when there is none), or the one made for it. */
+function subjectOf(sandbox: Sandbox, channel: Channel, given: string | undefined): Subject | undefined {
+  const none = () => {};
+  if (channel === "biometricWebhook") {
+    if (given !== undefined) {
+      const record = sandbox.biometric.find(given);
+      return record && { subject: given, record, made: null, forget: none };
+    }
+    const record = sandbox.biometric.create({ reference: "sandbox-trigger", sendSms: false, silent: true });
+    const id = record.transaction_id;
+    sandbox.keep(sandbox.biometric.records, id, record);
+    const forget = () => sandbox.forgetRecord(sandbox.biometric.records, id);
+    return { subject: id, record, made: { kind: "biometric_verification", id }, forget };
+  }
+  if (channel === "eddCaseCompleted") {
+    if (given !== undefined) {
+      const byId = /^[0-9]{1,15}$/.test(given) ? sandbox.edd.get(Number(given)) : undefined;
+      const record = byId ?? [...sandbox.edd.values()].find((r) => r.transaction_id === given);
+      return record && { subject: record.transaction_id, record, made: null, forget: none };
+    }
+    const id = sandbox.nextId("edd");
+    const request = {
+      reference: "sandbox-trigger",
+      entity_type: "company",
+      legal_name: "Sandbox Trading Limited",
+    };
+    const record = eddCase(id, { ...request, email: "edd@example.com" }, sandbox.clock.now());
+    sandbox.keep(sandbox.edd, id, record);
+    const forget = () => sandbox.forgetRecord(sandbox.edd, id);
+    return { subject: record.transaction_id, record, made: { kind: "edd_case", id }, forget };
+  }
+  if (given !== undefined) {
+    const record = /^[0-9]{1,15}$/.test(given) ? sandbox.workflow.get(Number(given)) : undefined;
+    return record && { subject: given, record, made: null, forget: none };
+  }
+  const record = newWorkflowCase(sandbox, {});
+  record.external_id = `sandbox-trigger-${record.case_id}`;
+  const id = record.case_id;
+  sandbox.keep(sandbox.workflow, id, record);
+  const forget = () => sandbox.forgetRecord(sandbox.workflow, id);
+  return { subject: String(id), record, made: { kind: "workflow_case", id }, forget };
+}
+
+/** The payload the service would send for `event` about the record, before any override. */
+function payloadOf(sandbox: Sandbox, channel: Channel, event: string, record: Json): Json {
+  if (channel === "eddCaseCompleted") return eddCompletedBody(record);
+  if (channel === "workflowCase") {
+    const approval = record.service.approval_status ?? "approved";
+    return { ...record, status: "completed", service: { ...record.service, approval_status: approval } };
+  }
+  const r = record as BiometricRecord;
+  const result = event === "completed" || event === "updated";
+  return {
+    event,
+    reference: r.reference,
+    external_id: r.external_id,
+    phone_number: r.phone_number,
+    transaction_id: r.transaction_id,
+    verification: result ? (r.verification ?? sandbox.biometric.result(r)) : null,
+    message: Object.hasOwn(MESSAGES, event) ? MESSAGES[event] : null,
+  };
+}
+
+/** Answer POST /_sandbox/trigger: 201 with what was sent, or 400/404 and nothing sent. */
+export function trigger(sandbox: Sandbox, request: TriggerRequest): Answer {
+  const known = TRIGGER_EVENTS.find((e) => e.event === request.event);
+  if (!known)
+    return invalid(
+      "/event",
+      `the contract has no such event; its events are ${TRIGGER_EVENTS.map((e) => e.event).join(", ")}`,
+    );
+  const { channel, event } = known;
+  // Checked before a record is made for it: a refused request leaves nothing behind.
+  const paths: string[][] = [];
+  for (const [i, { member }] of (request.set ?? []).entries()) {
+    try {
+      paths.push(memberPath(member));
+    } catch (e) {
+      return invalid(`/set/${i}/member`, (e as Error).message);
+    }
+  }
+  if (event === "test" && request.subject !== undefined)
+    return invalid("/subject", "the test event is about no record");
+  const about: Subject =
+    event === "test"
+      ? { subject: "test", record: null, made: null, forget: () => {} }
+      : (subjectOf(sandbox, channel, request.subject) as Subject);
+  if (!about) return refuse(404, "NOT_FOUND", NOT_FOUND[channel]);
+  const answer = send(sandbox, channel, event, about, request, paths);
+  if (answer.status !== 201) about.forget();
+  sandbox.changed();
+  return answer;
+}
+
+/** Build the payload, apply the overrides, and queue it if the contract accepts it. */
+function send(
+  sandbox: Sandbox,
+  channel: Channel,
+  event: string,
+  about: Subject,
+  request: TriggerRequest,
+  paths: string[][],
+): Answer {
+  // A copy: an override never reaches the record the payload was made from.
+  const payload: Json = structuredClone(
+    event === "test" ? TEST_EVENT : payloadOf(sandbox, channel, event, about.record),
+  );
+  for (const [i, names] of paths.entries()) {
+    try {
+      setMember(payload, names, request.set?.[i]?.value);
+    } catch (e) {
+      return invalid(`/set/${i}/member`, (e as Error).message);
+    }
+  }
+  const workflow = channel === "workflowCase";
+  // Checked first: the contract tells events apart by this member, and would judge it as another.
+  if (!workflow && payload?.event !== event)
+    return refuse(
+      400,
+      "BAD_REQUEST",
+      `The ${event} event would break the contract: payload /event must be "${event}"; nothing was sent.`,
+    );
+  const headers: Record<string, string> = workflow ? { "X-Workflow-Event-Type": event } : {};
+  const sent = sandbox.send(
+    workflow ? "workflow" : "events",
+    channel,
+    event,
+    about.subject,
+    payload,
+    headers,
+  );
+  if ("error" in sent) {
+    const issue = sent.error.issues[0];
+    const where = issue ? `${issue.in} ${issue.pointer} ${issue.message}` : sent.error.message;
+    return refuse(
+      400,
+      "BAD_REQUEST",
+      `The ${event} event would break the contract: ${where}; nothing was sent.`,
+    );
+  }
+  return {
+    status: 201,
+    json: { event, channel, subject: about.subject, made: about.made, receivers: sent.receivers, payload },
+  };
+}
