@@ -12,7 +12,7 @@ import type { UnrecordedNotice } from "../../conformance/traffic/gateway-logs.js
 import { InputError } from "../../conformance/traffic/input-error.js";
 import { detectFormat, readExchanges, type TrafficFormat } from "../../conformance/traffic/read-traffic.js";
 import { fromRoot, ROOT } from "../../scripts/lib/paths.js";
-import { tempDir } from "./support/cli.js";
+import { runCli, tempDir } from "./support/cli.js";
 import { checker, examples } from "./support/exchanges.js";
 
 const dir = tempDir();
@@ -163,6 +163,26 @@ describe("gateway logs made from the contract's examples", () => {
     const nested = await checkAll(write("bad-nested.log", [nginxNestedLine(brokenBody)]));
     expect(nested.results[0]?.ok).toBe(false);
     expect(nested.results[0]?.violations.map((v) => v.check)).toContain("request_body_schema");
+  });
+});
+
+describe("the CLI", () => {
+  it("notes once a run what logs do not record, on stderr, outside the report and --warnings-as-errors", () => {
+    const lines = textExamples.slice(0, 5).map((e) => e.exchange);
+    const first = write("first-access.log", lines.map(nginxLine));
+    const second = write("second-access.log", lines.map(nginxLine));
+    const stdin = lines.map(nginxLine).join("\n");
+    const run = runCli(["check", first, second, "-", "--format", "json", "--warnings-as-errors"], stdin);
+    expect(run.status).toBe(0);
+    const report = JSON.parse(run.stdout) as { summary: object };
+    expect(report.summary).toEqual({ entries: 15, passed: 15, failed: 0, warnings: 0 });
+    const notes = run.stderr.trim().split("\n");
+    expect(notes).toEqual(
+      ["request headers", "request bodies", "response headers", "response bodies"].map(
+        (part) =>
+          `idv-conformance: note: ${first} (Nginx JSON access log) does not record ${part}: they are not checked (not a violation)`,
+      ),
+    );
   });
 });
 
