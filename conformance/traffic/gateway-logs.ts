@@ -29,6 +29,15 @@ export interface UnrecordedNotice {
 const isObject = (value: unknown): value is Raw =>
   value !== null && typeof value === "object" && !Array.isArray(value);
 
+/** An entry that is not an object: an array says the log was written as batches (Kong's http-log queue). */
+function assertEntry(raw: Raw): void {
+  if (Array.isArray(raw))
+    throw new EntryError(
+      "is a JSON array; a gateway log is read one JSON object a line (as Kong's file-log writes it)",
+    );
+  if (!isObject(raw)) throw new EntryError("is not a JSON object");
+}
+
 /** The first of `values` that is neither undefined nor null. */
 function firstGiven(...values: unknown[]): unknown {
   for (const value of values) if (value !== undefined && value !== null) return value;
@@ -111,7 +120,7 @@ function exchangeOf(parts: Parts, index: number, line: number): Exchange {
 
 /** A Kong file-log or http-log entry: `request.{method, url | uri, headers}`, `response.{status, headers}`. */
 export function exchangeFromKong(raw: Raw, index: number, line: number): Exchange {
-  if (!isObject(raw)) throw new EntryError("is not a JSON object");
+  assertEntry(raw);
   const req = firstGiven(raw.request, raw.req, isObject(raw.http) ? raw.http.request : undefined);
   if (!isObject(req)) throw new EntryError("has no request object");
   const given = firstGiven(raw.response, raw.res, isObject(raw.http) ? raw.http.response : undefined);
@@ -136,7 +145,7 @@ export function exchangeFromKong(raw: Raw, index: number, line: number): Exchang
  * `request` and `response` objects; `request` may instead be the request line.
  */
 export function exchangeFromAccessLog(raw: Raw, index: number, line: number): Exchange {
-  if (!isObject(raw)) throw new EntryError("is not a JSON object");
+  assertEntry(raw);
   const req: Raw = isObject(raw.request) ? raw.request : raw;
   const res: Raw = isObject(raw.response) ? raw.response : {};
   const first = requestLine(isObject(raw.request) ? req.request_line : raw.request);

@@ -309,6 +309,15 @@ describe("hostile lines", () => {
       for await (const _ of readExchanges(file, "nginx-json"));
     }).rejects.toThrow(`${file}: line 2: has no request method`);
   });
+
+  it("says a log written as a JSON array is read one object a line", async () => {
+    const entry = JSON.parse(kongLine(textExamples[0]?.exchange as Exchange)) as unknown;
+    const file = write("batch.log", [JSON.stringify([entry, entry])]);
+    expect(await detectFormat(file)).toBe("kong");
+    await expect(async () => {
+      for await (const _ of readExchanges(file));
+    }).rejects.toThrow(`${file}: line 1: is a JSON array; a gateway log is read one JSON object a line`);
+  });
 });
 
 describe("memory", () => {
