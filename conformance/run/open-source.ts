@@ -1,21 +1,9 @@
 // The checker of a command, for the CLI and its worker threads alike.
 import type { EntryResult } from "../findings/findings.js";
 import { InputError } from "../traffic/input-error.js";
-import { describeNotice, type UnrecordedNotice } from "../traffic/gateway-logs.js";
+import type { UnrecordedNotice } from "../traffic/gateway-logs.js";
+import { stderrNotices } from "./notices.js";
 import type { WorkerJob } from "./worker-pool.js";
-
-/**
- * What a gateway log does not record, on stderr once a run for each part (once a worker thread with
- * --jobs): a notice, never a finding, so neither the report nor --warnings-as-errors counts it.
- */
-export function stderrNotices(write = (line: string) => process.stderr.write(line)) {
-  const said = new Set<string>();
-  return (notice: UnrecordedNotice): void => {
-    if (said.has(notice.part)) return;
-    said.add(notice.part);
-    write(`idv-conformance: note: ${describeNotice(notice)}\n`);
-  };
-}
 
 /**
  * Open the checker of a command, once, and give what checks a file with it. Each command loads only its

@@ -186,6 +186,24 @@ describe("the CLI", () => {
   });
 });
 
+describe("the CLI with --jobs", () => {
+  it("notes once a run even when worker threads read the logs", () => {
+    const lines = textExamples.slice(0, 3).map((e) => kongLine(e.exchange));
+    const files = ["a-kong.log", "b-kong.log", "c-kong.log"].map((name) => write(name, lines));
+    const run = runCli(["check", ...files, "--jobs", "2", "--format", "json"]);
+    expect(run.status).toBe(0);
+    expect((JSON.parse(run.stdout) as { summary: object }).summary).toMatchObject({ entries: 9, failed: 0 });
+    const notes = run.stderr
+      .trim()
+      .split("\n")
+      .filter((line) => !line.includes("more than the"));
+    expect(notes.map((line) => line.replace(/^.* does not record /, ""))).toEqual([
+      "request bodies: they are not checked (not a violation)",
+      "response bodies: they are not checked (not a violation)",
+    ]);
+  });
+});
+
 describe("detection", () => {
   const kong = kongLine(textExamples[0]?.exchange as Exchange);
   const nginx = nginxLine(textExamples[0]?.exchange as Exchange);
