@@ -164,7 +164,8 @@ origins are not the contract's servers). CPU time (user + system) and peak RSS a
 exit (\`bench/whole-process.mjs\`): Node's start, loading the contract and reading the file are included. ${rounds}
 rounds, the order alternated; medians, with the range. A drift verdict fails an exchange on any finding of severity
 error or warning; info findings (drift reports every header the contract does not list, the service's own
-\`Svc-API-Key\` and \`Svc-Secret\` among them, as info) do not count.
+\`Svc-API-Key\` and \`Svc-Secret\` among them, as info) do not count. \`CONFORMANCE_BENCH_ONLY=drift npm run bench\`
+measures this section alone.
 
 ${row("", (p) => PEER_NAMES[p])}
 |---|---|---|
