@@ -19,6 +19,8 @@ import { buildValidatorsModule } from "../scripts/build-conformance.js";
 import { median, writeBenchSection } from "../scripts/lib/benchmarks-md.js";
 import { fromRoot } from "../scripts/lib/paths.js";
 import { compileForBench } from "./compile.js";
+import { writeHar } from "./corpus-har.js";
+import { measureDrift } from "./drift-peer.js";
 import { buildIndependentCorpus, type IndependentEntry } from "./corpus-independent.js";
 
 /** Exchanges in each corpus: the JSON-only one, the mixed one, and at most as many small JSON-only lines. */
@@ -29,6 +31,8 @@ const BIG_LINES = Number(process.env.CONFORMANCE_BENCH_BIG_LINES ?? 300_000);
 const SMALL_LINE_BYTES = 4096;
 /** HAR sizes for the memory runs, in MB: the issue's 70 MB, and a larger one to show memory stays flat. */
 const HAR_MB = (process.env.CONFORMANCE_BENCH_HAR_MB ?? "70,1024").split(",").map(Number);
+/** `drift`: measure only \`redocly drift\` beside the CLI (its own section), not the rest. */
+const ONLY = process.env.CONFORMANCE_BENCH_ONLY;
 const spec = JSON.parse(readFileSync(fromRoot("generated/openapi.json"), "utf8"));
 
 const log = (message: string) => process.stderr.write(`bench:conformance ${message}\n`);
@@ -121,79 +125,6 @@ async function writeLines(file: string, lines: string[], total: number): Promise
       await new Promise<void>((r) => out.once("drain", () => r()));
   }
   await new Promise<void>((r) => out.end(r));
-}
-
-/** A corpus line (NDJSON) as a HAR 1.2 entry, for the streaming-memory runs. */
-function harEntry(line: string): string {
-  const x = JSON.parse(line);
-  const content = (m: {
-    body?: string;
-    bodyEncoding?: string;
-    headers?: { name: string; value: string }[];
-  }) => ({
-    size: m.body === undefined ? 0 : m.body.length,
-    mimeType: m.headers?.find((h) => h.name.toLowerCase() === "content-type")?.value ?? "",
-    ...(m.body === undefined ? {} : { text: m.body }),
-    ...(m.bodyEncoding ? { encoding: m.bodyEncoding } : {}),
-  });
-  const request = x.request;
-  return JSON.stringify({
-    startedDateTime: "2026-11-22T09:30:00.000Z",
-    time: 12,
-    request: {
-      method: request.method,
-      url: request.url,
-      httpVersion: "HTTP/1.1",
-      headers: request.headers,
-      queryString: [],
-      cookies: [],
-      headersSize: -1,
-      bodySize: request.body?.length ?? 0,
-      ...(request.body === undefined ? {} : { postData: content(request) }),
-    },
-    response: x.response
-      ? {
-          status: x.response.status,
-          statusText: "",
-          httpVersion: "HTTP/1.1",
-          headers: x.response.headers,
-          cookies: [],
-          content: content(x.response),
-          redirectURL: "",
-          headersSize: -1,
-          bodySize: -1,
-        }
-      : {
-          status: 0,
-          statusText: "",
-          httpVersion: "",
-          headers: [],
-          cookies: [],
-          content: { size: 0, mimeType: "" },
-          redirectURL: "",
-          headersSize: -1,
-          bodySize: -1,
-        },
-    cache: {},
-    timings: { send: 0, wait: 12, receive: 0 },
-  });
-}
-
-/** Write a HAR of about `bytes` bytes from the corpus lines, streaming. */
-async function writeHar(file: string, lines: string[], bytes: number): Promise<number> {
-  const out = createWriteStream(file);
-  const entries = lines.map(harEntry);
-  out.write('{"log":{"version":"1.2","creator":{"name":"bench","version":"1"},"entries":[\n');
-  let written = 0;
-  let n = 0;
-  while (written < bytes) {
-    const entry = `${n === 0 ? "" : ",\n"}${entries[n % entries.length]}`;
-    written += entry.length;
-    n++;
-    if (!out.write(entry)) await new Promise<void>((r) => out.once("drain", () => r()));
-  }
-  await new Promise<void>((r) => out.end("\n]}}\n", () => r()));
-  return n;
 }
 
 const spread = (values: number[], digits = 0): string =>
@@ -390,6 +321,9 @@ async function main(): Promise<void> {
     log(`building an independent corpus of ${2 * CORPUS_SIZE} exchanges (json-schema-faker, seed 14)`);
     const { entries: all, stats } = buildIndependentCorpus(spec, 2 * CORPUS_SIZE, 14);
     const entries = all.slice(0, CORPUS_SIZE);
+    log(`redocly drift beside idv-conformance check, on the mixed corpus as HAR`);
+    writeBenchSection("conformance-drift", await measureDrift(dist, dir, entries, ROUNDS));
+    if (ONLY === "drift") return;
     const jsonOnly = all.filter((e) => !e.line.includes('"bodyEncoding"'));
     const jsonEntries = jsonOnly.slice(0, CORPUS_SIZE);
     // The same exchanges, cut by size: large bodies make the floor's JSON.parse most of any side's time.

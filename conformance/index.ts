@@ -7,6 +7,7 @@ import { type ConformanceChecker, type ConformanceOptions, checkerFor } from "./
 export type {
   Exchange,
   HeaderMap,
+  NotRecorded,
   RecordedBody,
   RecordedRequest,
   RecordedResponse,
@@ -26,6 +27,13 @@ export {
   readExchanges,
   type TrafficFormat,
 } from "./traffic/read-traffic.js";
+export {
+  describeNotice,
+  exchangeFromAccessLog,
+  exchangeFromKong,
+  type GatewayFormat,
+  type UnrecordedNotice,
+} from "./traffic/gateway-logs.js";
 export { createReporter, type Reporter, type ReportFormat } from "./findings/reporters.js";
 export { type RunOptions, runAll } from "./run/run.js";
 export type { WebhookChecker } from "./checks/webhooks.js";

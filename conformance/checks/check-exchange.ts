@@ -80,9 +80,19 @@ export class ExchangeChecker {
     let operation: OperationModel | undefined;
     if (route.kind === "found") {
       operation = route.target;
-      this.checkSecurity(operation, request.headers, findings);
+      const unknown = exchange.notRecorded;
+      // What the log did not record is unknown, not absent: its checks are not run (said once a run).
+      if (!unknown?.requestHeaders) this.checkSecurity(operation, request.headers, findings);
       this.checkParameters(operation, route.params, exchange, findings);
-      this.checkRequestBody(operation, request.headers, request.body, findings, request.bodyNotRecorded);
+      if (!unknown?.requestBody)
+        this.checkRequestBody(
+          operation,
+          request.headers,
+          request.body,
+          findings,
+          request.bodyNotRecorded,
+          !unknown?.requestHeaders,
+        );
       this.checkResponse(operation, exchange, findings);
     } else if (route.kind === "method-not-allowed") {
       findings.fail(
@@ -162,6 +172,7 @@ export class ExchangeChecker {
       } else if (parameter.in === "query") {
         raw = exchange.request.query[parameter.name]?.[0];
       } else if (parameter.in === "header") {
+        if (exchange.notRecorded?.requestHeaders) continue;
         raw = exchange.request.headers[parameter.headerName];
       } else {
         continue;
@@ -201,6 +212,7 @@ export class ExchangeChecker {
     body: RecordedBody | undefined,
     findings: FindingList,
     notRecorded?: boolean,
+    headersRecorded = true,
   ): void {
     const spec = op.requestBody;
     const empty = isEmptyBody(body);
@@ -234,7 +246,14 @@ export class ExchangeChecker {
       return;
     }
     const contentType = headers["content-type"];
-    const media = this.pickMedia(spec.media, contentType, "request.header", "request_content_type", findings);
+    const media = this.pickMedia(
+      spec.media,
+      contentType,
+      "request.header",
+      "request_content_type",
+      findings,
+      headersRecorded,
+    );
     if (!media) return;
     if (isJsonMediaType(media.mediaType)) {
       const value = parseJson(body);
@@ -266,8 +285,11 @@ export class ExchangeChecker {
     where: "request.header" | "response.header",
     check: "request_content_type" | "response_content_type",
     findings: FindingList,
+    headersRecorded = true,
   ): MediaModel | undefined {
     const accepted = () => list(media.map((m) => m.mediaType));
+    // A log without headers: the media type is unknown, and only a sole one can be assumed.
+    if (!contentType && !headersRecorded) return media.length === 1 ? media[0] : undefined;
     if (!contentType) {
       findings.fail(
         where,
@@ -477,8 +499,10 @@ export class ExchangeChecker {
       }
     }
     if (!model) return;
-    this.checkResponseHeaders(model, headers, findings);
-    this.checkResponseBody(model, response, shapeBroken, parsed, findings);
+    const unknown = exchange.notRecorded;
+    if (!unknown?.responseHeaders) this.checkResponseHeaders(model, headers, findings);
+    if (!unknown?.responseBody)
+      this.checkResponseBody(model, response, shapeBroken, parsed, findings, !unknown?.responseHeaders);
   }
 
   private checkResponseHeaders(model: ResponseModel, headers: HeaderMap, findings: FindingList): void {
@@ -515,6 +539,7 @@ export class ExchangeChecker {
     shapeBroken: boolean,
     parsed: { value: unknown } | undefined,
     findings: FindingList,
+    headersRecorded: boolean,
   ): void {
     const { body, headers } = response;
     const empty = isEmptyBody(body);
@@ -551,6 +576,7 @@ export class ExchangeChecker {
       "response.header",
       "response_content_type",
       findings,
+      headersRecorded,
     );
     if (!media) return;
     if (isJsonMediaType(media.mediaType)) {

@@ -8,6 +8,7 @@ import { checkEntry } from "../traffic/input-error.js";
 import { bundledContract } from "../checks/load-contract.js";
 import { openSchemaCompiler } from "../checks/precompiled.js";
 import { readExchanges, type TrafficFormat } from "../traffic/read-traffic.js";
+import type { UnrecordedNotice } from "../traffic/gateway-logs.js";
 import { type EntryRoute, UNREAD_ROUTE, unjudgedResult } from "../findings/unjudged.js";
 import { safeMethod } from "../findings/vocabulary.js";
 
@@ -23,8 +24,15 @@ export interface ConformanceOptions {
 export interface ConformanceChecker {
   /** Check one exchange. */
   checkExchange(exchange: Exchange, file?: string): EntryResult;
-  /** Check every exchange of a HAR or NDJSON file, streaming; throws InputError on unusable input. */
-  checkFile(file: string, format?: TrafficFormat): AsyncGenerator<EntryResult>;
+  /**
+   * Check every exchange of a HAR, NDJSON or gateway log file, streaming; throws InputError on unusable
+   * input. `onNotice` hears what a gateway log does not record (not checked, never a violation).
+   */
+  checkFile(
+    file: string,
+    format?: TrafficFormat,
+    onNotice?: (notice: UnrecordedNotice) => void,
+  ): AsyncGenerator<EntryResult>;
 }
 
 /** A checker over a document and the compiler of its schemas. */
@@ -51,8 +59,8 @@ export function checkerFor(
     exchange.unjudged ? unjudgedResult(exchange, route(exchange), file) : checker.check(exchange, file);
   return {
     checkExchange: check,
-    async *checkFile(file, format) {
-      for await (const exchange of readExchanges(file, format))
+    async *checkFile(file, format, onNotice) {
+      for await (const exchange of readExchanges(file, format, onNotice))
         yield checkEntry(file, exchange, (x) => check(x, file));
     },
   };

@@ -1,13 +1,18 @@
 // The checker of a command, for the CLI and its worker threads alike.
 import type { EntryResult } from "../findings/findings.js";
 import { InputError } from "../traffic/input-error.js";
+import type { UnrecordedNotice } from "../traffic/gateway-logs.js";
+import { stderrNotices } from "./notices.js";
 import type { WorkerJob } from "./worker-pool.js";
 
 /**
  * Open the checker of a command, once, and give what checks a file with it. Each command loads only its
  * own contract and checker: start-up is part of the time to first verdict.
  */
-export async function openSource(options: WorkerJob): Promise<(file: string) => AsyncIterable<EntryResult>> {
+export async function openSource(
+  options: WorkerJob,
+  onNotice: (notice: UnrecordedNotice) => void = stderrNotices(),
+): Promise<(file: string) => AsyncIterable<EntryResult>> {
   if (options.command === "check") {
     const { openConformanceChecker } = await import("./open-checker.js");
     const { readContract } = await import("../checks/load-contract.js");
@@ -20,7 +25,7 @@ export async function openSource(options: WorkerJob): Promise<(file: string) => 
       if (!options.spec || error instanceof InputError || !(error instanceof Error)) throw error;
       throw new InputError(options.spec, `cannot be used as the contract: ${error.message}`);
     }
-    return (file) => checker.checkFile(file);
+    return (file) => checker.checkFile(file, undefined, onNotice);
   }
   const { createWebhookChecker } = await import("../checks/webhooks.js");
   const checker = await createWebhookChecker({ specFile: options.spec });

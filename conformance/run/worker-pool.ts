@@ -4,6 +4,8 @@ import { startModuleWorker } from "../../src/worker-thread.js";
 import type { EntryResult } from "../findings/findings.js";
 import { InputError } from "../traffic/input-error.js";
 import { stoppedResult } from "../findings/unjudged.js";
+import type { UnrecordedNotice } from "../traffic/gateway-logs.js";
+import { stderrNotices } from "./notices.js";
 
 /**
  * The heap (V8's old generation) each worker may use, in MiB. An entry may be up to MAX_ENTRY_BYTES
@@ -43,18 +45,22 @@ export type WorkerMessage =
   | { type: "done"; position: number }
   | { type: "input-error"; position: number; where: string; reason: string }
   | { type: "error"; position: number; name: string }
-  | { type: "stopped"; position: number; reason: string };
+  | { type: "stopped"; position: number; reason: string }
+  | { type: "notice"; notice: UnrecordedNotice };
+
+/** The messages about one file's entries (a notice is about the run). */
+type FileMessage = Exclude<WorkerMessage, { type: "notice" }>;
 
 /** The messages of one file, queued until the report reaches that file. */
 class FileQueue {
-  private readonly queue: WorkerMessage[] = [];
+  private readonly queue: FileMessage[] = [];
   private wake: (() => void) | undefined;
   /** The position of the next entry of the file, after those already reported. */
   private nextIndex = 0;
 
   constructor(private readonly file: string) {}
 
-  push(message: WorkerMessage): void {
+  push(message: FileMessage): void {
     this.queue.push(message);
     this.wake?.();
   }
@@ -102,7 +108,8 @@ function stopReason(error: Error | undefined, code: number): string {
  * and validators are loaded once), and yield the results in the order of the files. A worker that
  * finishes a file takes the next unstarted one; a file that finishes early waits, in memory, for the
  * files before it. A worker that stops (out of memory under its heap limit) ends its file with a
- * violation saying so, `onStopped` is told, and a new worker takes the files that remain.
+ * violation saying so, `onStopped` is told, and a new worker takes the files that remain. What a gateway
+ * log does not record reaches `onNotice` (stderr, once a run, by default).
  */
 export async function* checkInWorkers(
   jobs: number,
@@ -110,6 +117,7 @@ export async function* checkInWorkers(
   job: WorkerJob,
   onWorkerStart?: (worker: Worker) => void,
   onStopped?: (file: string, reason: string) => void,
+  onNotice: (notice: UnrecordedNotice) => void = stderrNotices(),
 ): AsyncGenerator<EntryResult> {
   const queues = files.map((file) => new FileQueue(file));
   const workers = new Set<Worker>();
@@ -146,6 +154,8 @@ export async function* checkInWorkers(
     onWorkerStart?.(worker);
     let failure: Error | undefined;
     worker.on("message", (m: WorkerMessage) => {
+      // A notice is said once for the whole run, here, not once a worker.
+      if (m.type === "notice") return onNotice(m.notice);
       queues[m.position]?.push(m);
       if (m.type !== "batch") assign(worker);
     });

@@ -37,7 +37,7 @@ async function checkFile(
   post({ type: "done", position });
 }
 
-const opened = openSource(workerData as WorkerJob);
+const opened = openSource(workerData as WorkerJob, (notice) => post({ type: "notice", notice }));
 // A contract that cannot be opened is reported with the first file; until then it must not count as unhandled.
 opened.catch(() => undefined);
 // Files are checked one after another: the next task waits for the one before it.

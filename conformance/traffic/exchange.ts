@@ -54,6 +54,18 @@ export interface RecordedResponse {
 export type Unjudged =
   { reason: "no-answer"; status: number } | { reason: "too-large"; bytes: number; limit: number };
 
+/**
+ * The parts of an exchange a log format does not record (a gateway's access log keeps no bodies, often
+ * no headers). They are never checked, so nothing absent becomes a violation; the reader says so once a
+ * run for each part, not once an entry (see gateway-logs.ts).
+ */
+export interface NotRecorded {
+  requestHeaders?: boolean;
+  requestBody?: boolean;
+  responseHeaders?: boolean;
+  responseBody?: boolean;
+}
+
 /** One API exchange read from a traffic file. */
 export interface Exchange {
   /** The entry's position in its file, from 0. */
@@ -66,6 +78,8 @@ export interface Exchange {
   unjudged?: Unjudged;
   /** What the recording withheld, and the live findings there (findings/withheld.ts). */
   withheld?: Withheld;
+  /** What the log format did not record: judged as unknown, never as absent. */
+  notRecorded?: NotRecorded;
 }
 
 /** Whether a body is absent or has no bytes. */

@@ -17,33 +17,28 @@ import {
   splitUrl,
 } from "./normalize.js";
 import { readWithheld, WITHHELD_MEMBER } from "../findings/withheld.js";
+import { formatByHead, formatByName, HEAD_BYTES, type TrafficFormat } from "./detect-format.js";
+import {
+  GATEWAY_READERS,
+  type GatewayFormat,
+  newlyUnrecorded,
+  type UnrecordedNotice,
+  type UnrecordedPart,
+} from "./gateway-logs.js";
 
-/** The formats a traffic file can be in. */
-export type TrafficFormat = "har" | "ndjson";
+export type { TrafficFormat } from "./detect-format.js";
 
-/** A file's format from its name alone, when the name says it. */
-function formatByName(file: string): TrafficFormat | undefined {
-  // Standard input is read as it comes: NDJSON, one exchange a line.
-  if (file === "-") return "ndjson";
-  if (/\.har$/i.test(file)) return "har";
-  if (/\.(ndjson|jsonl)$/i.test(file)) return "ndjson";
-  return undefined;
-}
-
-/** How many first bytes decide the format of a file whose name does not say it. */
-const HEAD_BYTES = 4096;
-
-/** A format from a source's first bytes: a HAR is one object whose first member is `log`. */
-const formatByHead = (head: Buffer): TrafficFormat =>
-  /^\s*\{\s*"log"\s*:/.test(withoutBom(head).toString("utf8")) ? "har" : "ndjson";
-
-/** Guess a file's format from its name, else from its first bytes (a HAR is one object with `log`). */
+/**
+ * Guess a file's format from its name, else from its first bytes (a HAR is one object with `log`; a
+ * gateway log is known by its first line's members); standard input is not read ahead: NDJSON.
+ */
 export async function detectFormat(file: string): Promise<TrafficFormat> {
+  if (file === "-") return "ndjson";
   const named = formatByName(file);
   if (named) return named;
   const source = fileBytes(file);
   try {
-    return formatByHead((await peek(source, HEAD_BYTES)).head);
+    return formatByHead((await peek(source, HEAD_BYTES)).head, file);
   } finally {
     await source.return(undefined);
   }
@@ -56,6 +51,7 @@ export async function detectFormat(file: string): Promise<TrafficFormat> {
 async function peek(
   source: AsyncGenerator<Buffer>,
   size: number,
+  lineEnough = false,
 ): Promise<{ head: Buffer; all: AsyncGenerator<Buffer> }> {
   const seen: Buffer[] = [];
   let bytes = 0;
@@ -64,6 +60,8 @@ async function peek(
     if (next.done) break;
     seen.push(next.value);
     bytes += next.value.length;
+    // A pipe is read as it comes: its first line decides, so the first verdicts need not wait for more.
+    if (lineEnough && hasFirstLine(Buffer.concat(seen))) break;
   }
   async function* all(): AsyncGenerator<Buffer> {
     yield* seen;
@@ -72,17 +70,46 @@ async function peek(
   return { head: Buffer.concat(seen).subarray(0, size), all: all() };
 }
 
-/** Read the exchanges of a traffic file, one at a time. Throws InputError naming the file and entry. */
-export async function* readExchanges(file: string, format?: TrafficFormat): AsyncGenerator<Exchange> {
+/** Whether bytes hold a whole non-blank line. */
+function hasFirstLine(bytes: Buffer): boolean {
+  for (let start = 0, end = bytes.indexOf(10); end >= 0; start = end + 1, end = bytes.indexOf(10, start))
+    if (!isBlank(bytes.subarray(start, end))) return true;
+  return false;
+}
+
+/**
+ * Read the exchanges of a traffic file, one at a time. Throws InputError naming the file and entry.
+ * `onNotice` hears, once a file for each part, what a gateway log does not record (then not checked).
+ */
+export async function* readExchanges(
+  file: string,
+  format?: TrafficFormat,
+  onNotice?: (notice: UnrecordedNotice) => void,
+): AsyncGenerator<Exchange> {
   let source = fileBytes(file);
-  let kind = format ?? formatByName(file);
+  let kind = format ?? (file === "-" ? undefined : formatByName(file));
   if (!kind) {
-    const peeked = await peek(source, HEAD_BYTES);
-    kind = formatByHead(peeked.head);
+    const peeked = await peek(source, HEAD_BYTES, file === "-");
+    kind = formatByHead(peeked.head, file);
     source = peeked.all;
   }
   if (kind === "har") yield* readHar(file, source);
-  else yield* readNdjson(file, source);
+  else if (kind === "ndjson") yield* readNdjson(file, source, exchangeFromNdjson);
+  else yield* readGateway(file, source, kind, onNotice);
+}
+
+/** A gateway log's exchanges, with each part it leaves unrecorded said once. */
+async function* readGateway(
+  file: string,
+  chunks: AsyncIterable<Buffer>,
+  format: GatewayFormat,
+  onNotice?: (notice: UnrecordedNotice) => void,
+): AsyncGenerator<Exchange> {
+  const said = new Set<UnrecordedPart>();
+  for await (const exchange of readNdjson(file, chunks, GATEWAY_READERS[format])) {
+    if (onNotice) for (const part of newlyUnrecorded(exchange, said)) onNotice({ file, format, part });
+    yield exchange;
+  }
 }
 
 /** An NDJSON exchange: `{request: {method, url | path, query?, headers, body}, response: {status, headers, body}}`. */
@@ -192,7 +219,12 @@ function isBlank(line: Buffer): boolean {
   return true;
 }
 
-async function* readNdjson(file: string, chunks: AsyncIterable<Buffer>): AsyncGenerator<Exchange> {
+/** The exchanges of a file of JSON lines, each made by `toExchange`. */
+async function* readNdjson(
+  file: string,
+  chunks: AsyncIterable<Buffer>,
+  toExchange: (raw: Raw, index: number, line: number) => Exchange,
+): AsyncGenerator<Exchange> {
   let lineNumber = 0;
   let index = 0;
   const limit = entryLimit();
@@ -214,7 +246,7 @@ async function* readNdjson(file: string, chunks: AsyncIterable<Buffer>): AsyncGe
       throw new InputError(entryWhere(file, { index, line: lineNumber }), jsonProblem(error));
     }
     try {
-      yield exchangeFromNdjson(raw, index++, lineNumber);
+      yield toExchange(raw, index++, lineNumber);
     } catch (error) {
       if (error instanceof EntryError)
         throw new InputError(entryWhere(file, { index, line: lineNumber }), error.message);
