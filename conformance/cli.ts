@@ -10,6 +10,7 @@ import type { EntryResult, Summary } from "./findings/findings.js";
 import { InputError } from "./traffic/input-error.js";
 import { openSource } from "./run/open-source.js";
 import { createReporter } from "./findings/reporters.js";
+import { contractFile } from "./findings/contract-location.js";
 import { runAll } from "./run/run.js";
 import {
   type CliIo,
@@ -46,7 +47,8 @@ Exit status: 0 everything conforms, 1 something does not, 2 unusable input.`;
 
 const CHECK_OPTIONS = `Options:
   --spec FILE             the contract (default: the bundled one)
-  --format text|json|junit   report format (default: text)
+  --format FORMAT         text, json, junit, sarif (SARIF 2.1.0) or github (Actions annotations
+                          and job summary); default: text
   --out FILE              write the report to FILE instead of stdout
   --base-path PATH        a path prefix to strip before matching routes (repeatable)
   --warnings-as-errors    treat warnings as violations
@@ -149,6 +151,7 @@ async function runChecks(argv: string[], io: CliIo): Promise<number> {
     args.format,
     `idv-conformance ${args.command}`,
     args.command === "check" ? "(no matching operation)" : "(no matching message)",
+    { contract: contractFile(args.command, args.spec) },
   );
   const bar = progress(io, PROGRESS_AFTER_MS);
   let summary: Summary;
