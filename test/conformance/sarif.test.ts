@@ -10,7 +10,8 @@ import { buildIndependentCorpus } from "../../bench/corpus-independent.js";
 import { main } from "../../conformance/cli.js";
 import { CHECK_NAMES } from "../../conformance/findings/rules.js";
 import { fileUri } from "../../conformance/findings/sarif.js";
-import { loadOpenApi } from "../support/contract.js";
+import { messageExamples } from "../../scripts/contract/asyncapi-validate.js";
+import { loadAsyncApi, loadOpenApi } from "../support/contract.js";
 
 // SARIF logs and JSON documents are walked structurally.
 type Json = any;
@@ -152,5 +153,33 @@ describe("--format sarif", () => {
     );
     expect(result.locations[0].logicalLocations[0].fullyQualifiedName).toBe("log.entries[0]");
     expect(result.relatedLocations[0].physicalLocation.artifactLocation.uri).toBe(fileUri(spec));
+  });
+
+  it("points a webhook delivery at its message in the bundled AsyncAPI contract", async () => {
+    const asyncapi = loadAsyncApi();
+    const lines = messageExamples(asyncapi).map((e) => {
+      const payload = structuredClone(e.payload) as Json;
+      // A member of the wrong type: a payload_schema violation on a known message.
+      if (payload && typeof payload === "object") payload.transaction_id = 7;
+      return JSON.stringify({
+        request: {
+          method: "POST",
+          url: "https://receiver.example.com/events",
+          headers: { "content-type": "application/json", ...(e.headers ?? {}) },
+          body: JSON.stringify(payload),
+        },
+        response: { status: 200, headers: {} },
+      });
+    });
+    const file = join(dir, "deliveries.ndjson");
+    writeFileSync(file, `${lines.join("\n")}\n`);
+    const log = JSON.parse((await run(["webhooks", file, "--format", "sarif"])).out);
+    expect(validate(log)).toBe(true);
+    const related = log.runs[0].results.flatMap((r: Json) => r.relatedLocations ?? []);
+    expect(related.length).toBeGreaterThan(0);
+    expect(related[0].physicalLocation.artifactLocation.uri).toBe("generated/asyncapi.json");
+    const pointers = related.map((l: Json) => l.properties.jsonPointer);
+    expect(pointers.some((p: string) => /^\/channels\/[^/]+\/messages\/[^/]+$/.test(p))).toBe(true);
+    for (const p of pointers) expect(at(asyncapi, p), p).toBeDefined();
   });
 });
