@@ -39,7 +39,7 @@ export async function createReporter(
     const contract = options.contract ?? bundledContractFile("openapi");
     return new SarifReporter(await Spool.create(), {
       ...contract,
-      document: await bundledDocument(contract),
+      document: await contractDocument(contract),
     });
   }
   if (format === "github") {
@@ -52,9 +52,19 @@ export async function createReporter(
   return new TextReporter(unmatched);
 }
 
-/** The bundled contract's document, to point at parts it really has; undefined for a --spec file. */
-async function bundledDocument(contract: ContractFile): Promise<unknown> {
-  if (!contract.bundled) return undefined;
+/**
+ * The contract's document, to point at parts it really has: the bundled one, or the --spec file read
+ * again (the checker has already refused one it cannot use; should it fail now, pointers go unchecked).
+ */
+async function contractDocument(contract: ContractFile): Promise<unknown> {
+  if (!contract.bundled) {
+    if (contract.kind === "openapi")
+      return (await import("../checks/load-contract.js")).readContract(contract.uri).catch(() => undefined);
+    const { readFile } = await import("node:fs/promises");
+    return readFile(contract.uri, "utf8")
+      .then((text): unknown => JSON.parse(text))
+      .catch(() => undefined);
+  }
   const imported =
     contract.kind === "openapi"
       ? await import("../../generated/openapi.json", { with: { type: "json" } })

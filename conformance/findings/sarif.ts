@@ -3,7 +3,7 @@
 // location) and, as a related location, at the part of the contract it broke. Results are spooled, so
 // memory stays flat whatever the number of entries; like every report, it quotes no recorded value.
 import { createHash } from "node:crypto";
-import { isAbsolute } from "node:path";
+import { isAbsolute, sep } from "node:path";
 import type { Writable } from "node:stream";
 import { pathToFileURL } from "node:url";
 import { type ContractFile, contractPointer } from "./contract-location.js";
@@ -13,6 +13,9 @@ import { CHECK_NAMES, CHECK_RULES } from "./rules.js";
 
 /** The schema a SARIF 2.1.0 log names. */
 export const SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json";
+
+/** Where the results go in the log: a string no other member holds. */
+const RESULTS = "\u0000results";
 
 /** The base a bundled contract's path is relative to. */
 const PACKAGE_BASE = "IDV_CONTRACT_PACKAGE";
@@ -25,7 +28,10 @@ const PACKAGE_BASE = "IDV_CONTRACT_PACKAGE";
 export function fileUri(file: string | undefined): string | undefined {
   if (file === undefined || file === "-") return undefined;
   if (isAbsolute(file)) return pathToFileURL(file).href;
-  return file.split(/[\\/]/).map(encodeURIComponent).join("/");
+  return file
+    .split(sep === "\\" ? /[\\/]/ : "/")
+    .map(encodeURIComponent)
+    .join("/");
 }
 
 /** The rules, as tool.driver.rules lists them. */
@@ -64,16 +70,23 @@ export class SarifReporter {
   }
 
   finish(summary: Summary, out: Writable) {
-    const run = {
-      tool: { driver: { name: "idv-conformance", informationUri: INFORMATION_URI, rules: rules() } },
-      originalUriBaseIds: {
-        [PACKAGE_BASE]: { description: { text: "The root of the installed idv-contract package." } },
-      },
+    const log = {
+      $schema: SARIF_SCHEMA,
+      version: "2.1.0",
+      runs: [
+        {
+          tool: { driver: { name: "idv-conformance", informationUri: INFORMATION_URI, rules: rules() } },
+          originalUriBaseIds: {
+            [PACKAGE_BASE]: { description: { text: "The root of the installed idv-contract package." } },
+          },
+          results: RESULTS,
+          properties: { summary },
+        },
+      ],
     };
-    const opened = JSON.stringify(run, null, 2).replace(/\n}$/, "");
-    const head = `{\n  "$schema": "${SARIF_SCHEMA}",\n  "version": "2.1.0",\n  "runs": [\n    ${opened.replace(/\n/g, "\n    ")},\n      "results": [\n`;
-    const tail = `${this.first ? "" : "\n"}      ],\n      "properties": { "summary": ${JSON.stringify(summary)} }\n    }\n  ]\n}\n`;
-    return this.spool.drainInto(out, head, tail);
+    // The log around its results, which are in the spool: split where they go.
+    const [head, tail] = JSON.stringify(log, null, 2).split(JSON.stringify(RESULTS)) as [string, string];
+    return this.spool.drainInto(out, `${head}[\n`, `${this.first ? "" : "\n"}      ]${tail}\n`);
   }
 
   abort() {

@@ -8,6 +8,8 @@ import { Writable } from "node:stream";
 import { afterAll, describe, expect, it } from "vitest";
 import { buildIndependentCorpus } from "../../bench/corpus-independent.js";
 import { main } from "../../conformance/cli.js";
+import { contractPointer } from "../../conformance/findings/contract-location.js";
+import type { EntryResult, Finding } from "../../conformance/findings/findings.js";
 import { CHECK_NAMES } from "../../conformance/findings/rules.js";
 import { fileUri } from "../../conformance/findings/sarif.js";
 import { messageExamples } from "../../scripts/contract/asyncapi-validate.js";
@@ -153,6 +155,50 @@ describe("--format sarif", () => {
     );
     expect(result.locations[0].logicalLocations[0].fullyQualifiedName).toBe("log.entries[0]");
     expect(result.relatedLocations[0].physicalLocation.artifactLocation.uri).toBe(fileUri(spec));
+    expect(result.relatedLocations[0].properties.jsonPointer).toBe("/paths");
+  });
+
+  it("gives the nearest contract location that exists, never one the contract does not have", () => {
+    const entry = (operationId: string | null, path: string): EntryResult => ({
+      index: 0,
+      method: "POST",
+      path,
+      operationId,
+      ok: false,
+      violations: [],
+      warnings: [],
+    });
+    const finding = (check: Finding["check"]): Finding => ({
+      in: "request.header",
+      check,
+      pointer: "",
+      message: "",
+    });
+    const document = {
+      security: [{ key: [] }],
+      paths: { "/a/{id}": { post: { operationId: "a", responses: {} } }, "/b": { get: {} } },
+    };
+    const a = entry("a", "/a/{id}");
+    expect(contractPointer("openapi", a, finding("status_code_documented"), document)).toBe(
+      "/paths/~1a~1{id}/post/responses",
+    );
+    // Security inherited from the document's root; parameters the operation does not write.
+    expect(contractPointer("openapi", a, finding("auth_headers_present"), document)).toBe("/security");
+    expect(contractPointer("openapi", a, finding("request_parameters"), document)).toBe(
+      "/paths/~1a~1{id}/post",
+    );
+    // A path the contract writes, without the method; one it does not write; an unreadable entry.
+    expect(contractPointer("openapi", entry(null, "/b"), finding("route_known"), document)).toBe(
+      "/paths/~1b",
+    );
+    expect(contractPointer("openapi", entry(null, "/{…}/b"), finding("route_known"), document)).toBe(
+      "/paths",
+    );
+    expect(contractPointer("openapi", a, finding("entry_readable"), document)).toBeUndefined();
+    // Without the document (it could not be read), the part the check judges.
+    expect(contractPointer("openapi", a, finding("request_parameters"))).toBe(
+      "/paths/~1a~1{id}/post/parameters",
+    );
   });
 
   it("points a webhook delivery at its message in the bundled AsyncAPI contract", async () => {
