@@ -18,7 +18,7 @@ export const SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json";
 const RESULTS = "\u0000results";
 
 /** The base a bundled contract's path is relative to. */
-const PACKAGE_BASE = "IDV_CONTRACT_PACKAGE";
+const PACKAGE_BASE = "CONTRACT_PACKAGE_ROOT";
 
 /**
  * A file name as given on the command line, as a URI reference: relative names stay relative (to the

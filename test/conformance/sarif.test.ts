@@ -102,7 +102,7 @@ describe("--format sarif", () => {
     const related = log.runs[0].results.find((r: Json) => r.relatedLocations).relatedLocations[0];
     expect(related.physicalLocation.artifactLocation).toEqual({
       uri: "generated/openapi.json",
-      uriBaseId: "IDV_CONTRACT_PACKAGE",
+      uriBaseId: "CONTRACT_PACKAGE_ROOT",
     });
   });
 
