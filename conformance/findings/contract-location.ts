@@ -52,9 +52,15 @@ export function contractPointer(
   if (pointer === "/paths" && r.path.startsWith("/")) pointer = `/paths/${token(r.path)}`;
   let nearest = pointer;
   while (nearest !== "" && !resolves(document, nearest)) nearest = nearest.slice(0, nearest.lastIndexOf("/"));
-  // An operation without its own security inherits the document's.
-  if (f.check === "auth_headers_present" && nearest !== pointer && resolves(document, "/security"))
-    return "/security";
+  if (nearest === pointer) return nearest;
+  // An operation without its own security inherits the document's; parameters may be the path item's.
+  const inherited =
+    f.check === "auth_headers_present"
+      ? "/security"
+      : f.check === "request_parameters"
+        ? `/paths/${token(r.path)}/parameters`
+        : undefined;
+  if (inherited && resolves(document, inherited)) return inherited;
   return nearest;
 }
 

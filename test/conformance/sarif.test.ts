@@ -176,7 +176,11 @@ describe("--format sarif", () => {
     });
     const document = {
       security: [{ key: [] }],
-      paths: { "/a/{id}": { post: { operationId: "a", responses: {} } }, "/b": { get: {} } },
+      paths: {
+        "/a/{id}": { post: { operationId: "a", responses: {} } },
+        "/b": { get: {} },
+        "/c/{id}": { parameters: [], get: { operationId: "c" } },
+      },
     };
     const a = entry("a", "/a/{id}");
     expect(contractPointer("openapi", a, finding("status_code_documented"), document)).toBe(
@@ -186,6 +190,10 @@ describe("--format sarif", () => {
     expect(contractPointer("openapi", a, finding("auth_headers_present"), document)).toBe("/security");
     expect(contractPointer("openapi", a, finding("request_parameters"), document)).toBe(
       "/paths/~1a~1{id}/post",
+    );
+    const c = { ...entry("c", "/c/{id}"), method: "GET" };
+    expect(contractPointer("openapi", c, finding("request_parameters"), document)).toBe(
+      "/paths/~1c~1{id}/parameters",
     );
     // A path the contract writes, without the method; one it does not write; an unreadable entry.
     expect(contractPointer("openapi", entry(null, "/b"), finding("route_known"), document)).toBe(
