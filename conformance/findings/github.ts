@@ -4,6 +4,7 @@
 import { appendFile } from "node:fs/promises";
 import type { Writable } from "node:stream";
 import type { EntryResult, Finding, Summary } from "./findings.js";
+import { InputError } from "../traffic/input-error.js";
 import { Spool } from "./report-sink.js";
 import { CHECK_RULES } from "./rules.js";
 
@@ -132,19 +133,19 @@ export class GithubReporter {
     return lines.length === 0 ? undefined : this.spool.append(`${lines.join("\n")}\n`);
   }
 
+  /** The job summary first: a summary file that cannot be written leaves no commands behind either. */
   async finish(summary: Summary, out: Writable) {
+    const file = this.options.stepSummary;
+    if (file) {
+      const coverage = this.options.coverage?.();
+      const markdown = jobSummary(this.title, summary, this.operations, this.checks, coverage);
+      await appendFile(file, markdown).catch(async () => {
+        await this.spool.discard();
+        throw new InputError(file, "cannot be written (GITHUB_STEP_SUMMARY)");
+      });
+    }
     const total = `${summary.entries} checked: ${summary.passed} passed, ${summary.failed} failed, ${summary.warnings} warning${summary.warnings === 1 ? "" : "s"}`;
     await this.spool.drainInto(out, "", `${this.title}: ${total}\n`);
-    if (this.options.stepSummary) {
-      const markdown = jobSummary(
-        this.title,
-        summary,
-        this.operations,
-        this.checks,
-        this.options.coverage?.(),
-      );
-      await appendFile(this.options.stepSummary, markdown);
-    }
   }
 
   abort() {

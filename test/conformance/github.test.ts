@@ -113,7 +113,7 @@ describe("the job summary", () => {
     expect(md).toContain("| a\\|b\\<script\\> |");
   });
 
-  it("is appended to $GITHUB_STEP_SUMMARY after the commands, with the coverage asked for at the end", async () => {
+  it("is appended to $GITHUB_STEP_SUMMARY, with the coverage asked for when the run ends", async () => {
     const file = join(dir, "summary.md");
     writeFileSync(file, "# before\n");
     let asked = 0;
@@ -148,6 +148,12 @@ describe("the job summary", () => {
     expect(run.status).toBe(1);
     expect(run.stdout).toMatch(/^::error file=.*one\.har,title=Route known \(route_known\)::entry 0 GET /);
     expect(readFileSync(file, "utf8")).toContain("| 2 | 1 | 1 | 0 |");
+    // A summary file that cannot be written is one line naming it, never a stack trace.
+    vi.stubEnv("GITHUB_STEP_SUMMARY", dir);
+    const unwritable = await runMain(["check", har, "--format", "github"]).finally(() => vi.unstubAllEnvs());
+    expect(unwritable.status).toBe(2);
+    expect(unwritable.stdout).toBe("");
+    expect(unwritable.stderr).toBe(`idv-conformance: ${dir}: cannot be written (GITHUB_STEP_SUMMARY)\n`);
     vi.stubEnv("GITHUB_STEP_SUMMARY", "");
     await runMain(["check", har, "--format", "github"]).finally(() => vi.unstubAllEnvs());
     expect(readFileSync(file, "utf8").match(/## idv-conformance/g)).toHaveLength(1);
