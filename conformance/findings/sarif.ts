@@ -14,6 +14,10 @@ import { CHECK_NAMES, CHECK_RULES } from "./rules.js";
 /** The schema a SARIF 2.1.0 log names. */
 export const SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json";
 
+/** The package's home, and where its checks are explained. */
+const INFORMATION_URI = "https://github.com/idv-contract/idv-contract#readme";
+const CHECKS_URI = "https://github.com/idv-contract/idv-contract/blob/main/docs/conformance.md#checks";
+
 /** Where the results go in the log: a string no other member holds. */
 const RESULTS = "\u0000results";
 
@@ -44,6 +48,7 @@ function rules() {
       shortDescription: { text: rule.title },
       fullDescription: { text: rule.description },
       help: { text: rule.help },
+      helpUri: CHECKS_URI,
       defaultConfiguration: { level: rule.level },
     };
   });
@@ -147,9 +152,6 @@ export class SarifReporter {
     };
   }
 }
-
-/** Where the reports' rules are explained. */
-const INFORMATION_URI = "https://www.npmjs.com/package/idv-contract";
 
 /** A stable digest of where a finding is, so code scanning tracks it from run to run. */
 const fingerprint = (parts: string[]): string =>

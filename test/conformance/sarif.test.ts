@@ -83,7 +83,7 @@ describe("--format sarif", () => {
     expect(results).toHaveLength(findings.length);
     const rules = log.runs[0].tool.driver.rules;
     expect(rules.map((r: Json) => r.id)).toEqual(CHECK_NAMES);
-    for (const r of rules) expect(r.shortDescription.text && r.help.text).toBeTruthy();
+    for (const r of rules) expect(r.shortDescription.text && r.help.text && r.helpUri).toBeTruthy();
     for (const result of results) {
       expect(rules[result.ruleIndex].id).toBe(result.ruleId);
       const physical = result.locations[0].physicalLocation;
