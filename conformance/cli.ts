@@ -10,6 +10,7 @@ import type { EntryResult, Summary } from "./findings/findings.js";
 import { InputError } from "./traffic/input-error.js";
 import { openSource } from "./run/open-source.js";
 import { createReporter } from "./findings/reporters.js";
+import { contractFile } from "./findings/contract-location.js";
 import { runAll } from "./run/run.js";
 import {
   type CliIo,
@@ -32,7 +33,8 @@ export type { CliIo } from "./run/command.js";
 /** The help of `idv-conformance` itself: its verbs. */
 export const USAGE = `Usage: idv-conformance COMMAND [options]   (idv-conformance COMMAND --help: its options)
 
-  check FILE…       check API exchanges (HAR 1.2 or NDJSON) against the OpenAPI contract
+  check FILE…       check API exchanges (HAR 1.2, NDJSON, Kong or Nginx/Apache JSON logs) against the
+                    OpenAPI contract
   webhooks FILE…    check received webhook deliveries (HAR or NDJSON) against the AsyncAPI contract
   proxy --upstream URL [-- CMD…]
                     forward to URL and check each exchange as it completes; with CMD, run CMD with
@@ -46,7 +48,8 @@ Exit status: 0 everything conforms, 1 something does not, 2 unusable input.`;
 
 const CHECK_OPTIONS = `Options:
   --spec FILE             the contract (default: the bundled one)
-  --format text|json|junit   report format (default: text)
+  --format FORMAT         text, json, junit, sarif (SARIF 2.1.0) or github (Actions annotations
+                          and job summary); default: text
   --out FILE              write the report to FILE instead of stdout
   --base-path PATH        a path prefix to strip before matching routes (repeatable)
   --warnings-as-errors    treat warnings as violations
@@ -59,7 +62,8 @@ Exit status: 0 everything conforms, 1 something does not, 2 unusable input.`;
 export const CHECK_USAGE = {
   check: `Usage: idv-conformance check FILE… [options]
 
-Check API exchanges (HAR 1.2 or NDJSON; - for standard input) against the OpenAPI contract.
+Check API exchanges (HAR 1.2, NDJSON, or Kong, Nginx or Apache JSON access logs, detected; - for
+standard input) against the OpenAPI contract.
 
 ${CHECK_OPTIONS}`,
   webhooks: `Usage: idv-conformance webhooks FILE… [options]
@@ -149,6 +153,7 @@ async function runChecks(argv: string[], io: CliIo): Promise<number> {
     args.format,
     `idv-conformance ${args.command}`,
     args.command === "check" ? "(no matching operation)" : "(no matching message)",
+    { contract: contractFile(args.command, args.spec) },
   );
   const bar = progress(io, PROGRESS_AFTER_MS);
   let summary: Summary;

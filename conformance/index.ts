@@ -34,7 +34,15 @@ export {
   type GatewayFormat,
   type UnrecordedNotice,
 } from "./traffic/gateway-logs.js";
-export { createReporter, type Reporter, type ReportFormat } from "./findings/reporters.js";
+export {
+  createReporter,
+  type Reporter,
+  type ReporterOptions,
+  type ReportFormat,
+} from "./findings/reporters.js";
+export type { ContractFile } from "./findings/contract-location.js";
+export type { CoverageSummary } from "./findings/github.js";
+export { CHECK_RULES, type CheckRule } from "./findings/rules.js";
 export { type RunOptions, runAll } from "./run/run.js";
 export type { WebhookChecker } from "./checks/webhooks.js";
 

@@ -1,6 +1,9 @@
 import type { Writable } from "node:stream";
 import type { EntryResult, Finding, Summary } from "./findings.js";
+import { bundledContractFile, type ContractFile } from "./contract-location.js";
+import { type CoverageSummary, GithubReporter, stepSummaryFile } from "./github.js";
 import { Spool, write } from "./report-sink.js";
+import { SarifReporter } from "./sarif.js";
 
 /** Receives every entry's result as it is made, and writes the report at the end. */
 export interface Reporter {
@@ -11,17 +14,62 @@ export interface Reporter {
 }
 
 /** The report formats. */
-export type ReportFormat = "text" | "json" | "junit";
+export type ReportFormat = "text" | "json" | "junit" | "sarif" | "github";
+
+/** What some formats add to the findings. */
+export interface ReporterOptions {
+  /** The contract checked against, for SARIF's related locations (default: the bundled OpenAPI contract). */
+  contract?: ContractFile;
+  /** The GitHub job summary file (default: $GITHUB_STEP_SUMMARY; none when unset). */
+  stepSummary?: string;
+  /** Coverage of the contract for the GitHub job summary, asked for when the run ends. */
+  coverage?: () => CoverageSummary | undefined;
+}
 
 /** A reporter for a format. */
 export async function createReporter(
   format: ReportFormat,
   title = "idv-conformance",
   unmatched = "(no matching operation)",
+  options: ReporterOptions = {},
 ): Promise<Reporter> {
   if (format === "json") return new JsonReporter(await Spool.create());
   if (format === "junit") return new JunitReporter(await Spool.create(), title);
+  if (format === "sarif") {
+    const contract = options.contract ?? bundledContractFile("openapi");
+    return new SarifReporter(await Spool.create(), {
+      ...contract,
+      document: await contractDocument(contract),
+    });
+  }
+  if (format === "github") {
+    const stepSummary = "stepSummary" in options ? options.stepSummary : stepSummaryFile();
+    return new GithubReporter(await Spool.create(), title, unmatched, {
+      stepSummary,
+      coverage: options.coverage,
+    });
+  }
   return new TextReporter(unmatched);
+}
+
+/**
+ * The contract's document, to point at parts it really has: the bundled one, or the --spec file read
+ * again (the checker has already refused one it cannot use; should it fail now, pointers go unchecked).
+ */
+async function contractDocument(contract: ContractFile): Promise<unknown> {
+  if (!contract.bundled) {
+    if (contract.kind === "openapi")
+      return (await import("../checks/load-contract.js")).readContract(contract.uri).catch(() => undefined);
+    const { readFile } = await import("node:fs/promises");
+    return readFile(contract.uri, "utf8")
+      .then((text): unknown => JSON.parse(text))
+      .catch(() => undefined);
+  }
+  const imported =
+    contract.kind === "openapi"
+      ? await import("../../generated/openapi.json", { with: { type: "json" } })
+      : await import("../../generated/asyncapi.json", { with: { type: "json" } });
+  return imported.default;
 }
 
 class JsonReporter implements Reporter {

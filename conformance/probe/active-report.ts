@@ -110,7 +110,7 @@ const resultName = (r: ActiveResult): string =>
 
 /** Write a report in a format. */
 export async function writeActiveReport(
-  format: ReportFormat,
+  format: Exclude<ReportFormat, "sarif" | "github">,
   report: ActiveReport,
   out: Writable,
 ): Promise<void> {

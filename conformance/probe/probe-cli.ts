@@ -12,6 +12,7 @@ import {
   progress,
   readArgs,
   REPORT_FLAGS,
+  ACTIVE_FORMATS,
   reportFormat,
   UsageError,
   wholeNumber,
@@ -86,7 +87,7 @@ function credentialsOf(key: string | undefined, secret: string | undefined, env:
 function parse(argv: string[], env: NodeJS.ProcessEnv) {
   const { help, values, positionals } = parseFlags(argv, FLAGS);
   if (help) return { help: true as const };
-  const format = reportFormat(values.format);
+  const format = reportFormat(values.format, ACTIVE_FORMATS);
   if (positionals.length > 1)
     throw new UsageError("probe takes no FILE; give the deployment with --base-url");
   const baseText = values["base-url"] ?? env.IDV_BASE_URL;

@@ -20,6 +20,7 @@ import {
   reportFormat,
   UsageError,
 } from "../run/command.js";
+import { contractFile } from "../findings/contract-location.js";
 import { createReporter, findingLine, type Reporter } from "../findings/reporters.js";
 import { startProxy } from "./proxy.js";
 import { HarRecorder } from "./har.js";
@@ -40,7 +41,8 @@ Options:
   --spec FILE             the contract (default: the bundled one)
   --base-path PATH        a path prefix to strip before matching routes (repeatable)
   --warnings-as-errors    treat warnings as violations
-  --format text|json|junit   the report (default: text, each violation as it comes, then a summary)
+  --format text|json|junit|sarif|github
+                          the report (default: text, each violation as it comes, then a summary)
   --out FILE              write the report to FILE instead of stdout (violations then go to stderr)
   -h, --help              show this help
 
@@ -160,7 +162,11 @@ export async function runProxy(argv: string[], io: ProxyIo): Promise<number> {
   let recorder: HarRecorder | undefined;
   let signals: ReturnType<typeof untilSignal> | undefined;
   try {
-    reporter = live ? undefined : await createReporter(args.format, "idv-conformance proxy");
+    reporter = live
+      ? undefined
+      : await createReporter(args.format, "idv-conformance proxy", undefined, {
+          contract: contractFile("check", args.spec),
+        });
     if (args.record) {
       const file = args.record;
       recorder = await HarRecorder.open(file, spec, { checker, basePaths: args.basePaths }).catch(() => {

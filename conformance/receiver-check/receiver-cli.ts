@@ -7,6 +7,7 @@ import {
   parseFlags,
   readArgs,
   REPORT_FLAGS,
+  ACTIVE_FORMATS,
   reportFormat,
   UsageError,
   wholeNumber,
@@ -45,7 +46,7 @@ export const FLAGS = {
 function parse(argv: string[], env: NodeJS.ProcessEnv) {
   const { help, values, positionals } = parseFlags(argv, FLAGS);
   if (help) return { help: true as const };
-  const format = reportFormat(values.format);
+  const format = reportFormat(values.format, ACTIVE_FORMATS);
   const [, target, ...extra] = positionals;
   if (!target) throw new UsageError("receiver needs the receiver's URL");
   if (extra.length > 0) throw new UsageError("receiver takes one URL");

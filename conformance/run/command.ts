@@ -13,7 +13,10 @@ export { type CliIo, parseFlags, shownWord, UsageError } from "../../src/cli/arg
 export const PROGRAM = "idv-conformance";
 
 /** The report formats, as `--format` takes them. */
-export const FORMATS: readonly ReportFormat[] = ["text", "json", "junit"];
+export const FORMATS: readonly ReportFormat[] = ["text", "json", "junit", "sarif", "github"];
+
+/** The formats of the active tests' reports (probe, receiver). */
+export const ACTIVE_FORMATS = ["text", "json", "junit"] as const satisfies readonly ReportFormat[];
 
 /** The flags every reporting verb takes. */
 export const REPORT_FLAGS = {
@@ -28,9 +31,11 @@ export const REPORT_FLAGS = {
 export const readArgs = <T>(usage: string, io: CliIo, read: () => T | Promise<T>) =>
   readCommandLine(PROGRAM, usage, io, read);
 
-/** `--format`'s value (text when not given). */
-export const reportFormat = (value: string | undefined): ReportFormat =>
-  value === undefined ? "text" : oneOf(value, FORMATS, "--format");
+/** `--format`'s value (text when not given), one of `formats`. */
+export const reportFormat = <F extends ReportFormat>(
+  value: string | undefined,
+  formats: readonly F[] = FORMATS as readonly F[],
+): F => (value === undefined ? ("text" as F) : oneOf(value, formats, "--format"));
 
 /** A whole number of at least `min`, from digits only ("0x2", " 2", "2.0" and "1e1" are refused). */
 export function wholeNumber(text: string, flag: string, min: number): number {

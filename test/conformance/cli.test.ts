@@ -161,7 +161,9 @@ describe("idv-conformance check", () => {
   it("exits 2 with the usage on a bad command line", () => {
     const run = runCli(["check", fixture("conforming.har"), "--format", "xml"]);
     expect(run.status).toBe(2);
-    expect(run.stderr).toMatch(/^idv-conformance: --format must be one of text, json, junit\n\nUsage:/);
+    expect(run.stderr).toMatch(
+      /^idv-conformance: --format must be one of text, json, junit, sarif, github\n\nUsage:/,
+    );
     expect(runCli(["verify"]).status).toBe(2);
     expect(runCli(["check", fixture("conforming.har"), "--jobs", "0"]).stderr).toMatch(
       /--jobs must be a whole number/,

@@ -19,7 +19,7 @@ import { runMain, toHar, toHarEntry } from "./support/in-process.js";
 const dir = tempDir();
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const FORMATS = ["text", "json", "junit"] as const;
+const FORMATS = ["text", "json", "junit", "sarif", "github"] as const;
 let counter = 0;
 
 function write(name: string, text: string | Buffer): string {

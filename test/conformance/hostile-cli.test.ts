@@ -1,7 +1,7 @@
 // Defects found by trying the CLI as a hostile recording would: each case failed before its fix.
 import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { toNdjson } from "../../bench/corpus.js";
 import type { Exchange } from "../../conformance/traffic/exchange.js";
 import {
@@ -22,7 +22,7 @@ beforeAll(() => {
   before = prototypeSnapshot();
 });
 
-const FORMATS = ["text", "json", "junit"] as const;
+const FORMATS = ["text", "json", "junit", "sarif", "github"] as const;
 const good = () => toNdjson(example("getEddCase"));
 
 function write(name: string, text: string | Buffer): string {
@@ -158,9 +158,16 @@ describe("reports never repeat a recorded value (issue 12, item 6)", () => {
   it.each(FORMATS)("in the %s format", async (format) => {
     const file = write("canary.ndjson", `${canaryExchanges().map(toNdjson).join("\n")}\n`);
     const out = join(dir, `canary.${format}`);
-    const run = await runMain(["check", file, "--format", format, "--out", out]);
+    // GitHub's job summary is a report too.
+    const summary = join(dir, `canary-summary.${format}.md`);
+    writeFileSync(summary, "");
+    vi.stubEnv("GITHUB_STEP_SUMMARY", summary);
+    const run = await runMain(["check", file, "--format", format, "--out", out]).finally(() =>
+      vi.unstubAllEnvs(),
+    );
     expect(run.status).toBe(1);
-    const report = readFileSync(out, "utf8");
+    const report = readFileSync(out, "utf8") + readFileSync(summary, "utf8");
+    if (format === "github") expect(readFileSync(summary, "utf8")).toMatch(/does not conform/);
     // The findings are there, named by the contract's words.
     expect(report).toMatch(/outsource_cases\/\{id\}|no path of the contract/);
     expect(containsCanary(report + run.stdout + run.stderr)).toBe(false);

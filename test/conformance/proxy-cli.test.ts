@@ -105,6 +105,20 @@ describe("idv-conformance proxy reports for CI", () => {
     expect(run.stdout.trimEnd().endsWith("</testsuites>")).toBe(true);
   });
 
+  it("--format sarif: a SARIF log on stdout, each live exchange a logical location", async () => {
+    const run = await proxied(["--format", "sarif"], true);
+    expect(run.status).toBe(1);
+    const log = JSON.parse(run.stdout);
+    expect(log.version).toBe("2.1.0");
+    const results = log.runs[0].results;
+    const result = results.find((r: { ruleId: string }) => r.ruleId === "auth_headers_present");
+    expect(result.locations[0].physicalLocation).toBeUndefined();
+    expect(result.locations[0].logicalLocations[0].name).toBe("entry 1");
+    expect(result.relatedLocations[0].properties.jsonPointer).toBe(
+      "/paths/~1api~1v4~1pep_checks/post/security",
+    );
+  });
+
   it("--format text --out FILE: the grouped text report in the file; exit 0 when all conformed", async () => {
     const out = join(dir, "proxy.txt");
     const run = await proxied(["--format", "text", "--out", out], false);

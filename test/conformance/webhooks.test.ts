@@ -159,7 +159,7 @@ describe("idv-conformance webhooks", () => {
     leaky.request.headers.authorization = "Bearer s3cr3t-t0ken-value";
     leaky.request.body = { kind: "text", text: JSON.stringify(body) };
     const bad = writeNdjson(dir, "bad.ndjson", [leaky]);
-    for (const format of ["text", "json", "junit"]) {
+    for (const format of ["text", "json", "junit", "sarif", "github"]) {
       const out = runCli(["webhooks", bad, "--format", format]);
       expect(out.status).toBe(1);
       expect(out.stdout).toContain("/phone_number");
