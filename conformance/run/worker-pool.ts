@@ -4,6 +4,7 @@ import { startModuleWorker } from "../../src/worker-thread.js";
 import type { EntryResult } from "../findings/findings.js";
 import { InputError } from "../traffic/input-error.js";
 import { stoppedResult } from "../findings/unjudged.js";
+import type { SeenLists } from "../coverage/seen.js";
 
 /**
  * The heap (V8's old generation) each worker may use, in MiB. An entry may be up to MAX_ENTRY_BYTES
@@ -29,6 +30,8 @@ export interface WorkerJob {
   command: "check" | "webhooks";
   spec?: string;
   basePaths: string[];
+  /** Record coverage: each worker posts what a file reached of the contract before the file's end. */
+  coverage?: boolean;
 }
 
 /** What the main thread sends a worker: the next file to check (by its position in the run). */
@@ -41,6 +44,7 @@ export interface WorkerTask {
 export type WorkerMessage =
   | { type: "batch"; position: number; results: EntryResult[] }
   | { type: "done"; position: number }
+  | { type: "coverage"; position: number; seen: SeenLists }
   | { type: "input-error"; position: number; where: string; reason: string }
   | { type: "error"; position: number; name: string }
   | { type: "stopped"; position: number; reason: string };
@@ -69,6 +73,7 @@ class FileQueue {
         this.wake = undefined;
         continue;
       }
+      if (message.type === "coverage") continue;
       if (message.type === "batch") {
         const last = message.results.at(-1);
         if (last) this.nextIndex = last.index + 1;
@@ -102,7 +107,8 @@ function stopReason(error: Error | undefined, code: number): string {
  * and validators are loaded once), and yield the results in the order of the files. A worker that
  * finishes a file takes the next unstarted one; a file that finishes early waits, in memory, for the
  * files before it. A worker that stops (out of memory under its heap limit) ends its file with a
- * violation saying so, `onStopped` is told, and a new worker takes the files that remain.
+ * violation saying so, `onStopped` is told, and a new worker takes the files that remain. With
+ * `job.coverage`, `onCoverage` is given what each file reached of the contract, before the file ends.
  */
 export async function* checkInWorkers(
   jobs: number,
@@ -110,6 +116,7 @@ export async function* checkInWorkers(
   job: WorkerJob,
   onWorkerStart?: (worker: Worker) => void,
   onStopped?: (file: string, reason: string) => void,
+  onCoverage?: (seen: SeenLists) => void,
 ): AsyncGenerator<EntryResult> {
   const queues = files.map((file) => new FileQueue(file));
   const workers = new Set<Worker>();
@@ -146,6 +153,10 @@ export async function* checkInWorkers(
     onWorkerStart?.(worker);
     let failure: Error | undefined;
     worker.on("message", (m: WorkerMessage) => {
+      if (m.type === "coverage") {
+        onCoverage?.(m.seen);
+        return;
+      }
       queues[m.position]?.push(m);
       if (m.type !== "batch") assign(worker);
     });

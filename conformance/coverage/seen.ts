@@ -1,0 +1,68 @@
+// What the traffic reached of the contract, as it is checked: locations (JSON pointers into the
+// contract) by kind. Only the contract's own locations are kept, never a recorded value.
+
+/** The kinds of location a coverage report counts, in the order it shows them. */
+export const HTTP_KINDS = [
+  "operations",
+  "statuses",
+  "parameters",
+  "security",
+  "request-members",
+  "response-members",
+  "branches",
+  "enums",
+  "gaps",
+] as const;
+export const WEBHOOK_KINDS = ["events", "members", "branches", "enums", "gaps"] as const;
+
+/** A kind of location a coverage report counts. */
+export type CoverageKind = (typeof HTTP_KINDS)[number] | (typeof WEBHOOK_KINDS)[number];
+
+/**
+ * What is recorded besides the counted kinds: every schema a value was walked through, and every
+ * response a status reached (its `$ref` followed). Only used to tell which `x-gap` locations the
+ * traffic touched; never written to a report.
+ */
+export type SeenKind = Exclude<CoverageKind, "gaps"> | "schemas";
+
+/** Seen locations as plain lists, as a worker posts them to the main thread: [kind, pointers][]. */
+export type SeenLists = [SeenKind, string[]][];
+
+/** The locations of the contract some checked entry reached, by kind. */
+export class SeenLocations {
+  private readonly sets = new Map<SeenKind, Set<string>>();
+
+  /** The set of one kind, made on first use. */
+  of(kind: SeenKind): Set<string> {
+    let set = this.sets.get(kind);
+    if (set === undefined) {
+      set = new Set();
+      this.sets.set(kind, set);
+    }
+    return set;
+  }
+
+  add(kind: SeenKind, pointer: string): void {
+    this.of(kind).add(pointer);
+  }
+
+  /** Every kind with what was seen of it. */
+  entries(): IterableIterator<[SeenKind, Set<string>]> {
+    return this.sets.entries();
+  }
+
+  /** Add what another collector (a worker's) saw. */
+  merge(lists: SeenLists): void {
+    for (const [kind, pointers] of lists) {
+      const set = this.of(kind);
+      for (const pointer of pointers) set.add(pointer);
+    }
+  }
+
+  /** What was seen since the last call, as lists, and forget it (a worker posts it once a file is done). */
+  take(): SeenLists {
+    const lists: SeenLists = [...this.sets].map(([kind, set]) => [kind, [...set]]);
+    this.sets.clear();
+    return lists;
+  }
+}
