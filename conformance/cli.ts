@@ -50,6 +50,8 @@ export const USAGE = `Usage: idv-conformance COMMAND [options]   (idv-conformanc
                     send a deployment the contract's examples, broken requests, wrong credentials
                     and linked flows, and check every answer
   receiver URL      send a webhook receiver the deliveries of the contract and judge its answers
+  coverage merge FILE…
+                    merge the --coverage reports of several runs (CI shards) of one contract
 
 Exit status: 0 everything conforms, 1 something does not, 2 unusable input.`;
 
@@ -204,6 +206,7 @@ const VERBS = new Map<string, (argv: string[], io: CliIo) => Promise<number>>([
     "receiver",
     async (argv, io) => (await import("./receiver-check/receiver-cli.js")).runReceiverCheck(argv, io),
   ],
+  ["coverage", async (argv, io) => (await import("./coverage/coverage-cli.js")).runCoverage(argv, io)],
 ]);
 
 /** The verb of a command line (its first word), or the exit status of a line that has none. */
