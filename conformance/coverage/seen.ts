@@ -61,8 +61,12 @@ export class SeenLocations {
 
   /** What was seen since the last call, as lists, and forget it (a worker posts it once a file is done). */
   take(): SeenLists {
-    const lists: SeenLists = [...this.sets].map(([kind, set]) => [kind, [...set]]);
-    this.sets.clear();
+    const lists: SeenLists = [];
+    // Emptied in place: the checks' hooks hold these very sets.
+    for (const [kind, set] of this.sets) {
+      if (set.size > 0) lists.push([kind, [...set]]);
+      set.clear();
+    }
     return lists;
   }
 }
