@@ -1,7 +1,5 @@
 // The coverage hooks of the HTTP checks: called where ExchangeChecker already walks an exchange, they
 // record the contract locations it reached into a SeenLocations.
-import type { ValidateFunction } from "ajv";
-import { AjvCompiler } from "../checks/ajv-compiler.js";
 import type {
   ContractModel,
   HeaderModel,
@@ -12,15 +10,10 @@ import type {
 } from "../checks/contract-model.js";
 import { type SchemaNode, SchemaWalker, type WalkSinks } from "./schema-walk.js";
 import type { SeenLocations } from "./seen.js";
+import { httpGapLocations } from "./gaps.js";
 
 /** Which kind a schema walk's members count as. */
 type Side = "request" | "response";
-
-/** A branch validator that compiles the contract with ajv on first use (the build-time validators hold none). */
-export function lazyBranchValidator(document: object): (pointer: string) => ValidateFunction {
-  let compiler: AjvCompiler | undefined;
-  return (pointer) => (compiler ??= new AjvCompiler(document)).validator(pointer);
-}
 
 /** Records what each checked exchange reached of an OpenAPI contract. */
 export class HttpCoverage {
@@ -28,16 +21,25 @@ export class HttpCoverage {
   private readonly sinks: Record<Side, WalkSinks>;
   /** The schema node of each schema pointer, looked up once. */
   private readonly roots = new Map<string, SchemaNode>();
+  private readonly operations: Set<string>;
+  private readonly statuses: Set<string>;
 
   constructor(
     model: ContractModel,
     readonly seen: SeenLocations,
   ) {
-    this.walker = new SchemaWalker(model.document, lazyBranchValidator(model.document));
-    const shared = { branches: seen.of("branches"), enums: seen.of("enums"), schemas: seen.of("schemas") };
+    this.walker = new SchemaWalker(model.document, httpGapLocations(model.document));
+    const shared = {
+      epoch: () => seen.epoch,
+      branches: seen.of("branches"),
+      enums: seen.of("enums"),
+      gaps: seen.of("gaps"),
+    };
+    this.operations = seen.of("operations");
+    this.statuses = seen.of("statuses");
     this.sinks = {
-      request: { ...shared, members: seen.of("request-members") },
-      response: { ...shared, members: seen.of("response-members") },
+      request: { ...shared, side: 0, members: seen.of("request-members") },
+      response: { ...shared, side: 1, members: seen.of("response-members") },
     };
   }
 
@@ -51,7 +53,7 @@ export class HttpCoverage {
   }
 
   operation(op: OperationModel): void {
-    this.seen.add("operations", op.pointer);
+    this.operations.add(op.pointer);
   }
 
   /** The alternative of the operation's security requirement an exchange met. */
@@ -72,8 +74,9 @@ export class HttpCoverage {
   }
 
   status(response: ResponseModel): void {
-    this.seen.add("statuses", response.location);
-    this.seen.add("schemas", response.pointer);
+    this.statuses.add(response.location);
+    // A response reached through its `$ref` touches the gaps of the component it leads to.
+    for (const gap of this.walker.gapsAt(response.pointer)) this.sinks.response.gaps.add(gap);
   }
 
   responseHeader(header: HeaderModel, value: string): void {

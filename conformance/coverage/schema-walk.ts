@@ -1,10 +1,10 @@
 // The coverage walk of a value through its schema: which members were present, which oneOf/anyOf
-// branches it took and which enum values it had, each as the contract location that describes it.
-// The same nodes give the universe of a report (everything reachable from a root), so what the walk
-// can mark and what a report counts are one set.
-import type { ValidateFunction } from "ajv";
+// branches it took and which enum values it had, each as the contract location that describes it,
+// and the `x-gap` locations it passed through. The same nodes give the universe of a report
+// (everything reachable from a root), so what the walk can mark and what a report counts are one set.
 import { escapeToken, unescapeToken } from "../../src/json-pointer.js";
 import { ownMember, resolveRef } from "../checks/resolve-ref.js";
+import { type BranchFacts, branchFacts, fits } from "./branch-fit.js";
 
 // Schemas are walked structurally.
 type Json = any;
@@ -22,17 +22,29 @@ export interface SchemaNode {
   /** Every `enum` location, primitive or not (the universe). */
   enumLocations: string[];
   allOf: SchemaNode[];
-  /** oneOf/anyOf branches: location (`…/oneOf/1`) and schema; a value takes those it is valid against. */
-  branches: { location: string; node: SchemaNode }[];
+  /** oneOf/anyOf branches: location (`…/oneOf/1`), schema, and what a value taking it must have. */
+  branches: { location: string; node: SchemaNode; facts: BranchFacts }[];
   items: SchemaNode[];
+  /** The `x-gap` locations at or above this schema: a value walked through it touches them. */
+  gaps: string[];
+  /** Per side of a walk, the epoch in which everything below this node was seen (0: not yet). */
+  done: number[];
+  /** How often the node was walked: every so often, whether it is done is looked at. */
+  visits: number;
+  /** Nothing to record below the node: done from the start. */
+  empty: boolean;
 }
 
 /** Where a walk records what it reached. */
 export interface WalkSinks {
+  /** Which side of the exchange (request 0, response 1): members are counted per side. */
+  side: number;
+  /** Changes whenever the sets are emptied (a worker's file posted): what was done is then to do again. */
+  epoch: () => number;
   members: Set<string>;
   branches: Set<string>;
   enums: Set<string>;
-  schemas: Set<string>;
+  gaps: Set<string>;
 }
 
 const isPrimitive = (v: unknown) => v === null || (typeof v !== "object" && typeof v !== "function");
@@ -41,11 +53,32 @@ const isPrimitive = (v: unknown) => v === null || (typeof v !== "object" && type
 export class SchemaWalker {
   private readonly nodes = new Map<string, SchemaNode>();
 
-  /** @param validator the validator of the schema at a pointer (ajv compiling on first use) */
+  /** @param gapLocations every location of the document that carries `x-gap` */
   constructor(
     private readonly document: Json,
-    private readonly validator: (pointer: string) => ValidateFunction,
+    private readonly gapLocations: Set<string> = new Set(),
   ) {}
+
+  private readonly gapsMemo = new Map<string, string[]>();
+
+  /** The `x-gap` locations at or above a location. */
+  gapsAt(pointer: string): string[] {
+    let out = this.gapsMemo.get(pointer);
+    if (out === undefined) {
+      out = this.findGaps(pointer);
+      this.gapsMemo.set(pointer, out);
+    }
+    return out;
+  }
+
+  private findGaps(pointer: string): string[] {
+    const out: string[] = [];
+    if (this.gapLocations.size === 0) return out;
+    for (let end = pointer.indexOf("/", 1); end !== -1; end = pointer.indexOf("/", end + 1))
+      if (this.gapLocations.has(pointer.slice(0, end))) out.push(pointer.slice(0, end));
+    if (this.gapLocations.has(pointer)) out.push(pointer);
+    return out;
+  }
 
   /** The node of the schema at `pointer` in the document. */
   at(pointer: string): SchemaNode {
@@ -75,12 +108,19 @@ export class SchemaWalker {
       allOf: [],
       branches: [],
       items: [],
+      gaps: this.gapsAt(resolved.pointer),
+      done: [0, 0],
+      visits: 0,
+      empty: false,
     };
     // Kept before its parts are built: a recursive schema then meets this node again.
     this.nodes.set(resolved.pointer, node);
     const s = resolved.node;
     if (s === null || typeof s !== "object" || depth > MAX_DEPTH) return node;
     this.fill(node, s, resolved.pointer, depth + 1);
+    node.empty =
+      node.gaps.length + node.members.length + node.enumLocations.length + node.branches.length === 0 &&
+      node.allOf.length + node.items.length === 0;
     return node;
   }
 
@@ -92,19 +132,20 @@ export class SchemaWalker {
         node.members.push({ name, location, node: this.node(properties[name], location, depth) });
       }
     if (Array.isArray(s.enum)) {
-      node.enumValues = new Map();
+      const values = new Map<unknown, string>();
       s.enum.forEach((value: unknown, i: number) => {
         node.enumLocations.push(`${at}/enum/${i}`);
-        if (isPrimitive(value) && !node.enumValues!.has(value))
-          node.enumValues!.set(value, `${at}/enum/${i}`);
+        if (isPrimitive(value) && !values.has(value)) values.set(value, `${at}/enum/${i}`);
       });
+      node.enumValues = values;
     }
     const list = (key: string): Json[] => (Array.isArray(s[key]) ? s[key] : []);
     list("allOf").forEach((sub, i) => node.allOf.push(this.node(sub, `${at}/allOf/${i}`, depth)));
     for (const key of ["oneOf", "anyOf"])
       list(key).forEach((sub, i) => {
         const location = `${at}/${key}/${i}`;
-        node.branches.push({ location, node: this.node(sub, location, depth) });
+        const facts = branchFacts(this.document, sub);
+        node.branches.push({ location, node: this.node(sub, location, depth), facts });
       });
     if (s.items && typeof s.items === "object") node.items.push(this.node(s.items, `${at}/items`, depth));
     list("prefixItems").forEach((sub, i) => node.items.push(this.node(sub, `${at}/prefixItems/${i}`, depth)));
@@ -112,15 +153,21 @@ export class SchemaWalker {
 
   /** Record what `value` reached of `node`. */
   walk(node: SchemaNode, value: unknown, sinks: WalkSinks, depth = 0): void {
-    if (depth > MAX_DEPTH) return;
-    sinks.schemas.add(node.pointer);
+    // A node all of whose locations were seen has nothing more to record: most walks of a large
+    // corpus end here, which keeps coverage within a tenth of the check's own time.
+    if (depth > MAX_DEPTH || node.done[sinks.side] === sinks.epoch()) return;
+    if ((++node.visits & 15) === 0 && this.isDone(node, sinks)) {
+      node.done[sinks.side] = sinks.epoch();
+      return;
+    }
+    for (const gap of node.gaps) sinks.gaps.add(gap);
     if (node.enumValues !== undefined && isPrimitive(value)) {
       const location = node.enumValues.get(value);
       if (location !== undefined) sinks.enums.add(location);
     }
     for (const part of node.allOf) this.walk(part, value, sinks, depth + 1);
     for (const branch of node.branches) {
-      if (!this.validator(branch.location)(value)) continue;
+      if (!fits(branch.facts, value)) continue;
       sinks.branches.add(branch.location);
       this.walk(branch.node, value, sinks, depth + 1);
     }
@@ -134,6 +181,21 @@ export class SchemaWalker {
       sinks.members.add(member.location);
       this.walk(member.node, (value as Record<string, unknown>)[member.name], sinks, depth + 1);
     }
+  }
+
+  /** Whether everything below a node was seen (its children looked at only if done already). */
+  private isDone(node: SchemaNode, sinks: WalkSinks): boolean {
+    const epoch = sinks.epoch();
+    const childDone = (child: SchemaNode) => child.empty || child.done[sinks.side] === epoch;
+    if (node.enumValues !== undefined && node.enumValues.size !== node.enumLocations.length) return false;
+    return (
+      node.gaps.every((g) => sinks.gaps.has(g)) &&
+      node.enumLocations.every((l) => sinks.enums.has(l)) &&
+      node.branches.every((b) => sinks.branches.has(b.location) && childDone(b.node)) &&
+      node.members.every((m) => sinks.members.has(m.location) && childDone(m.node)) &&
+      node.allOf.every(childDone) &&
+      node.items.every(childDone)
+    );
   }
 
   /** Everything reachable from `roots`: the locations a walk could record, by sink. */

@@ -19,11 +19,10 @@ export const WEBHOOK_KINDS = ["events", "members", "branches", "enums", "gaps"] 
 export type CoverageKind = (typeof HTTP_KINDS)[number] | (typeof WEBHOOK_KINDS)[number];
 
 /**
- * What is recorded besides the counted kinds: every schema a value was walked through, and every
- * response a status reached (its `$ref` followed). Only used to tell which `x-gap` locations the
- * traffic touched; never written to a report.
+ * The kinds recorded: "gaps" holds the `x-gap` locations schema walks and responses passed through;
+ * the report adds those above any other location reached.
  */
-export type SeenKind = Exclude<CoverageKind, "gaps"> | "schemas";
+export type SeenKind = CoverageKind;
 
 /** Seen locations as plain lists, as a worker posts them to the main thread: [kind, pointers][]. */
 export type SeenLists = [SeenKind, string[]][];
@@ -31,6 +30,8 @@ export type SeenLists = [SeenKind, string[]][];
 /** The locations of the contract some checked entry reached, by kind. */
 export class SeenLocations {
   private readonly sets = new Map<SeenKind, Set<string>>();
+  /** Counts the times the sets were emptied (see take). */
+  epoch = 1;
 
   /** The set of one kind, made on first use. */
   of(kind: SeenKind): Set<string> {
@@ -67,6 +68,7 @@ export class SeenLocations {
       if (set.size > 0) lists.push([kind, [...set]]);
       set.clear();
     }
+    this.epoch++;
     return lists;
   }
 }

@@ -1,11 +1,11 @@
 // Everything a coverage report counts of a contract: the locations each kind could reach, worked out
 // from the contract alone (the main thread of a run has no checker of its own).
-import { escapeToken } from "../../src/json-pointer.js";
 import { AsyncApiModel } from "../checks/asyncapi-model.js";
 import { ContractModel, type Json } from "../checks/contract-model.js";
 import { contractDigest } from "../checks/precompiled.js";
 import { SchemaWalker } from "./schema-walk.js";
 import type { CoverageKind } from "./seen.js";
+import { httpGapLocations, webhookGapLocations } from "./gaps.js";
 
 /** Which contract a report is of: enough to refuse merging reports of different contracts. */
 export interface ContractIdentity {
@@ -19,9 +19,6 @@ export interface ContractIdentity {
 /** The locations of each kind a report counts. */
 export type Universe = Map<CoverageKind, Set<string>>;
 
-/** The deepest the contract is searched for `x-gap`. */
-const MAX_GAP_DEPTH = 64;
-
 /** The identity of a bundled contract. */
 export function identityOf(document: Json, format: ContractIdentity["format"]): ContractIdentity {
   const info = document?.info ?? {};
@@ -33,31 +30,14 @@ export function identityOf(document: Json, format: ContractIdentity["format"]): 
   };
 }
 
-/** Every object under `roots` that carries `x-gap`: where the contract had to choose. */
-function gapLocations(document: Json, roots: string[]): Set<string> {
-  const out = new Set<string>();
-  const visit = (node: Json, pointer: string, depth: number) => {
-    if (node === null || typeof node !== "object" || depth > MAX_GAP_DEPTH) return;
-    if (!Array.isArray(node) && Object.hasOwn(node, "x-gap")) out.add(pointer);
-    for (const key of Object.keys(node)) {
-      if (key === "x-gap") continue;
-      visit(node[key], `${pointer}/${escapeToken(key)}`, depth + 1);
-    }
-  };
-  for (const root of roots)
-    if (document && typeof document === "object" && Object.hasOwn(document, root))
-      visit(document[root], `/${root}`, 0);
-  return out;
-}
-
-const noValidator = () => {
-  throw new Error("the universe of a contract validates nothing");
-};
-
 /** What a `check` coverage report counts of an OpenAPI contract. */
 export function httpUniverse(document: Json): Universe {
-  const model = new ContractModel(document, { validator: noValidator });
-  const walker = new SchemaWalker(document, noValidator);
+  const model = new ContractModel(document, {
+    validator: () => {
+      throw new Error("the universe of a contract validates nothing");
+    },
+  });
+  const walker = new SchemaWalker(document);
   const request = [];
   const response = [];
   const kinds: Universe = new Map(
@@ -90,14 +70,14 @@ export function httpUniverse(document: Json): Universe {
   for (const m of answered.members) kinds.get("response-members")!.add(m);
   kinds.set("branches", new Set([...asked.branches, ...answered.branches]));
   kinds.set("enums", new Set([...asked.enums, ...answered.enums]));
-  kinds.set("gaps", gapLocations(document, ["paths", "components"]));
+  kinds.set("gaps", httpGapLocations(document));
   return kinds;
 }
 
 /** What a `webhooks` coverage report counts of an AsyncAPI contract. */
 export function webhookUniverse(document: Json): Universe {
   const model = new AsyncApiModel(document);
-  const walker = new SchemaWalker(document, noValidator);
+  const walker = new SchemaWalker(document);
   const payloads = model.messages.flatMap((m) => (m.payloadPointer ? [walker.at(m.payloadPointer)] : []));
   const reached = walker.reachable(payloads);
   return new Map<CoverageKind, Set<string>>([
@@ -105,6 +85,6 @@ export function webhookUniverse(document: Json): Universe {
     ["members", reached.members],
     ["branches", reached.branches],
     ["enums", reached.enums],
-    ["gaps", gapLocations(document, ["channels", "operations", "components"])],
+    ["gaps", webhookGapLocations(document)],
   ]);
 }

@@ -3,6 +3,7 @@
 import type { AsyncApiModel, MessageModel } from "../checks/asyncapi-model.js";
 import { type SchemaNode, SchemaWalker, type WalkSinks } from "./schema-walk.js";
 import type { SeenLocations } from "./seen.js";
+import { webhookGapLocations } from "./gaps.js";
 
 /** Records what each checked delivery reached of an AsyncAPI contract. */
 export class WebhookCoverage {
@@ -14,12 +15,14 @@ export class WebhookCoverage {
     model: AsyncApiModel,
     private readonly seen: SeenLocations,
   ) {
-    this.walker = new SchemaWalker(model.document, (pointer) => model.validator(pointer));
+    this.walker = new SchemaWalker(model.document, webhookGapLocations(model.document));
     this.sinks = {
+      side: 0,
+      epoch: () => seen.epoch,
       members: seen.of("members"),
       branches: seen.of("branches"),
       enums: seen.of("enums"),
-      schemas: seen.of("schemas"),
+      gaps: seen.of("gaps"),
     };
   }
 
