@@ -29,13 +29,14 @@ export async function reportOf(
   request: Pick<CoverageRequest, "command" | "spec">,
   seen: SeenLocations,
 ): Promise<CoverageReport> {
-  const { identityOf, httpUniverse, webhookUniverse } = await import("./universe.js");
+  const { identityOf, httpUniverse } = await import("./universe.js");
   if (request.command === "check") {
     const { bundledContract, readContract } = await import("../checks/load-contract.js");
     const document = request.spec ? await readContract(request.spec) : bundledContract();
     return buildReport("check", identityOf(document, "openapi"), httpUniverse(document), seen);
   }
   const { readAsyncApi, bundledAsyncApi } = await import("../checks/webhooks.js");
+  const { webhookUniverse } = await import("./webhook-universe.js");
   const document = request.spec ? await readAsyncApi(request.spec) : bundledAsyncApi();
   return buildReport("webhooks", identityOf(document, "asyncapi"), webhookUniverse(document), seen);
 }

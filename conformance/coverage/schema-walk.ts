@@ -15,8 +15,8 @@ const MAX_DEPTH = 64;
 /** One schema, `$ref`s followed, with what the walk needs of it. */
 export interface SchemaNode {
   pointer: string;
-  /** Named members: name, location (`…/properties/name`), schema. */
-  members: { name: string; location: string; node: SchemaNode }[];
+  /** Named members: name, location (`…/properties/name`), schema, and per side the epoch it was last recorded in. */
+  members: { name: string; location: string; node: SchemaNode; marks: number[] }[];
   /** Enum values of a primitive type → the location of the value in `enum`. */
   enumValues: Map<unknown, string> | undefined;
   /** Every `enum` location, primitive or not (the universe). */
@@ -129,7 +129,8 @@ export class SchemaWalker {
     if (properties && typeof properties === "object")
       for (const name of Object.keys(properties)) {
         const location = `${at}/properties/${escapeToken(name)}`;
-        node.members.push({ name, location, node: this.node(properties[name], location, depth) });
+        const member = { name, location, node: this.node(properties[name], location, depth), marks: [0, 0] };
+        node.members.push(member);
       }
     if (Array.isArray(s.enum)) {
       const values = new Map<unknown, string>();
@@ -176,9 +177,14 @@ export class SchemaWalker {
       for (const items of node.items) for (const item of value) this.walk(items, item, sinks, depth + 1);
       return;
     }
+    const epoch = sinks.epoch();
     for (const member of node.members) {
       if (!Object.hasOwn(value, member.name)) continue;
-      sinks.members.add(member.location);
+      // Marked on the member, so that a member met again costs no lookup in the set.
+      if (member.marks[sinks.side] !== epoch) {
+        member.marks[sinks.side] = epoch;
+        sinks.members.add(member.location);
+      }
       this.walk(member.node, (value as Record<string, unknown>)[member.name], sinks, depth + 1);
     }
   }

@@ -1,11 +1,11 @@
 // Everything a coverage report counts of a contract: the locations each kind could reach, worked out
-// from the contract alone (the main thread of a run has no checker of its own).
-import { AsyncApiModel } from "../checks/asyncapi-model.js";
+// from the contract alone (the main thread of a run has no checker of its own). The AsyncAPI side is
+// webhook-universe.ts: its model loads ajv, which `check` does not need.
 import { ContractModel, type Json } from "../checks/contract-model.js";
 import { contractDigest } from "../checks/precompiled.js";
 import { SchemaWalker } from "./schema-walk.js";
 import type { CoverageKind } from "./seen.js";
-import { httpGapLocations, webhookGapLocations } from "./gaps.js";
+import { httpGapLocations } from "./gaps.js";
 
 /** Which contract a report is of: enough to refuse merging reports of different contracts. */
 export interface ContractIdentity {
@@ -72,19 +72,4 @@ export function httpUniverse(document: Json): Universe {
   kinds.set("enums", new Set([...asked.enums, ...answered.enums]));
   kinds.set("gaps", httpGapLocations(document));
   return kinds;
-}
-
-/** What a `webhooks` coverage report counts of an AsyncAPI contract. */
-export function webhookUniverse(document: Json): Universe {
-  const model = new AsyncApiModel(document);
-  const walker = new SchemaWalker(document);
-  const payloads = model.messages.flatMap((m) => (m.payloadPointer ? [walker.at(m.payloadPointer)] : []));
-  const reached = walker.reachable(payloads);
-  return new Map<CoverageKind, Set<string>>([
-    ["events", new Set(model.messages.map((m) => m.location))],
-    ["members", reached.members],
-    ["branches", reached.branches],
-    ["enums", reached.enums],
-    ["gaps", webhookGapLocations(document)],
-  ]);
 }
