@@ -27,6 +27,16 @@ import {
   wholeNumber,
 } from "./run/command.js";
 import { enableCompileCache } from "./run/compile-cache.js";
+import type { CoverageRun, CoverageRequest } from "./coverage/coverage-run.js";
+import type { CoverageSummary } from "./findings/github.js";
+import type { SeenLocations } from "./coverage/seen.js";
+import { parseThresholds } from "./coverage/summary.js";
+
+/** With --coverage or --min-coverage, the run's coverage (loaded only then). */
+async function startCoverage(request: CoverageRequest): Promise<CoverageRun | undefined> {
+  if (request.coverage === undefined && request.thresholds.size === 0) return undefined;
+  return (await import("./coverage/coverage-run.js")).startCoverageRun(request);
+}
 
 export type { CliIo } from "./run/command.js";
 
@@ -43,6 +53,8 @@ export const USAGE = `Usage: idv-conformance COMMAND [options]   (idv-conformanc
                     send a deployment the contract's examples, broken requests, wrong credentials
                     and linked flows, and check every answer
   receiver URL      send a webhook receiver the deliveries of the contract and judge its answers
+  coverage merge FILE…
+                    merge the --coverage reports of several runs (CI shards) of one contract
 
 Exit status: 0 everything conforms, 1 something does not, 2 unusable input.`;
 
@@ -54,6 +66,12 @@ const CHECK_OPTIONS = `Options:
   --base-path PATH        a path prefix to strip before matching routes (repeatable)
   --warnings-as-errors    treat warnings as violations
   --jobs N                check up to N files at once in worker threads (default 1; at most one a core)
+  --coverage FILE         write what the traffic reached of the contract to FILE (JSON), and end a
+                          text report with its summary
+  --min-coverage KIND=PCT fail (exit 1) when KIND's coverage is below PCT % (repeatable); kinds:
+                          check: operations statuses parameters security request-members
+                          response-members branches enums gaps; webhooks: events members branches
+                          enums gaps
   -h, --help              show this help
 
 Exit status: 0 everything conforms, 1 something does not, 2 unusable input.`;
@@ -81,6 +99,8 @@ export const CHECK_FLAGS = {
   "base-path": { type: "string", multiple: true },
   "warnings-as-errors": { type: "boolean" },
   jobs: { type: "string" },
+  coverage: { type: "string" },
+  "min-coverage": { type: "string", multiple: true },
 } as const;
 
 function parse(command: "check" | "webhooks", argv: string[]) {
@@ -99,6 +119,8 @@ function parse(command: "check" | "webhooks", argv: string[]) {
     basePaths: values["base-path"] ?? [],
     warningsAsErrors: values["warnings-as-errors"] ?? false,
     jobs: values.jobs === undefined ? 1 : wholeNumber(values.jobs, "--jobs", 1),
+    coverage: values.coverage,
+    thresholds: parseThresholds(values["min-coverage"] ?? [], command),
   };
 }
 
@@ -115,6 +137,7 @@ async function openResults(
     jobs: number;
   },
   io: CliIo,
+  coverage?: SeenLocations,
 ): Promise<AsyncIterable<EntryResult>> {
   const { availableParallelism } = await import("node:os");
   const cores = availableParallelism();
@@ -129,12 +152,13 @@ async function openResults(
     return checkInWorkers(
       jobs,
       args.files,
-      { command: args.command, spec: args.spec, basePaths: args.basePaths },
+      { command: args.command, spec: args.spec, basePaths: args.basePaths, coverage: !!coverage },
       undefined,
       stopped,
+      { onCoverage: (seen) => coverage?.merge(seen) },
     );
   }
-  const source = await openSource(args);
+  const source = await openSource(args, { coverage });
   return (async function* () {
     for (const file of args.files) yield* source(file);
   })();
@@ -148,12 +172,16 @@ async function runChecks(argv: string[], io: CliIo): Promise<number> {
   const command = argv[0] === "webhooks" ? "webhooks" : "check";
   const args = await readArgs(CHECK_USAGE[command], io, () => parse(command, argv));
   if (typeof args === "number") return args;
-  const results = await openResults(args, io);
+  // Coverage is gathered only when asked for: a plain check does not pay for it.
+  const coverage = await startCoverage(args);
+  const results = await openResults(args, io, coverage?.seen);
+  // The GitHub job summary shows the coverage too: made once the entries are checked.
+  let coverageKinds: CoverageSummary | undefined;
   const reporter = await createReporter(
     args.format,
     `idv-conformance ${args.command}`,
     args.command === "check" ? "(no matching operation)" : "(no matching message)",
-    { contract: contractFile(args.command, args.spec) },
+    { contract: contractFile(args.command, args.spec), coverage: () => coverageKinds },
   );
   const bar = progress(io, PROGRESS_AFTER_MS);
   let summary: Summary;
@@ -169,10 +197,13 @@ async function runChecks(argv: string[], io: CliIo): Promise<number> {
     throw error;
   }
   bar.clear();
+  if (coverage && args.format === "github")
+    coverageKinds = (await import("./coverage/coverage-run.js")).kindTotals(await coverage.report());
   const out: Writable = args.out ? await openOut(args.out) : io.stdout;
   await reporter.finish(summary, out);
+  const covered = coverage ? await coverage.finish(args.format === "text" ? out : undefined, io) : true;
   if (args.out) await closeOut(out);
-  return summary.failed > 0 ? 1 : 0;
+  return summary.failed > 0 || !covered ? 1 : 0;
 }
 
 /** The verbs, by name: a new one is one more entry. Each is given the whole command line, verb first. */
@@ -185,6 +216,7 @@ const VERBS = new Map<string, (argv: string[], io: CliIo) => Promise<number>>([
     "receiver",
     async (argv, io) => (await import("./receiver-check/receiver-cli.js")).runReceiverCheck(argv, io),
   ],
+  ["coverage", async (argv, io) => (await import("./coverage/coverage-cli.js")).runCoverage(argv, io)],
 ]);
 
 /** The verb of a command line (its first word), or the exit status of a line that has none. */

@@ -20,6 +20,8 @@ export interface Discriminator {
 export interface MessageModel {
   channel: string;
   id: string;
+  /** Where the message sits under its channel: `/channels/c/messages/m`. */
+  location: string;
   /** `channel:message`, the name a report gives the delivery. */
   key: string;
   contentType: string;
@@ -79,7 +81,10 @@ export class AsyncApiModel {
       for (const [messageId, raw] of Object.entries<Json>(channel?.messages ?? {})) {
         const base = `/channels/${escapeToken(channelId)}/messages/${escapeToken(messageId)}`;
         const message = this.resolve(raw, base);
-        channelMessages.push(this.message(channelId, messageId, message.node, message.pointer));
+        channelMessages.push({
+          ...this.message(channelId, messageId, message.node, message.pointer),
+          location: base,
+        });
       }
       const envelope = this.sharedEnvelope(channelMessages);
       for (const m of channelMessages) m.envelopePointer = envelope;
@@ -140,7 +145,12 @@ export class AsyncApiModel {
     return undefined;
   }
 
-  private message(channel: string, id: string, message: Json, pointer: string): MessageModel {
+  private message(
+    channel: string,
+    id: string,
+    message: Json,
+    pointer: string,
+  ): Omit<MessageModel, "location"> {
     const discriminators: Discriminator[] = [];
     const headerNames = new Map<string, string>();
     const requiredHeaders: string[] = [];

@@ -25,6 +25,7 @@ import { mediaTypeEssence, pointerToken } from "../findings/redact.js";
 import { reportSchemaErrors } from "./schema-errors.js";
 import { safeMethod, Vocabulary } from "../findings/vocabulary.js";
 import { mergeWithheld } from "../findings/withheld.js";
+import type { HttpCoverage } from "../coverage/http-coverage.js";
 
 // Schemas are walked structurally.
 type Json = any;
@@ -66,7 +67,11 @@ export class ExchangeChecker {
   /** `x-file-constraints` of form part schemas (`value` undefined when a schema has none). */
   private readonly constraints = new WeakMap<object, { value: Json }>();
 
-  constructor(private readonly model: ContractModel) {
+  /** @param coverage records what each exchange reached of the contract (only with --coverage) */
+  constructor(
+    private readonly model: ContractModel,
+    private readonly coverage?: HttpCoverage,
+  ) {
     this.described = new DescribedMembers(model.document);
     this.vocabulary = new Vocabulary(model.document);
   }
@@ -81,6 +86,7 @@ export class ExchangeChecker {
     if (route.kind === "found") {
       operation = route.target;
       const unknown = exchange.notRecorded;
+      this.coverage?.operation(operation);
       // What the log did not record is unknown, not absent: its checks are not run (said once a run).
       if (!unknown?.requestHeaders) this.checkSecurity(operation, request.headers, findings);
       this.checkParameters(operation, route.params, exchange, findings);
@@ -127,10 +133,12 @@ export class ExchangeChecker {
   private checkSecurity(op: OperationModel, headers: HeaderMap, findings: FindingList): void {
     if (op.security.length === 0) return;
     // The common case, every header of an alternative present, allocates nothing.
-    for (const alternative of op.securityLower) {
+    for (let i = 0; i < op.securityLower.length; i++) {
       let present = true;
-      for (const name of alternative) if (!headers[name]) present = false;
-      if (present) return;
+      for (const name of op.securityLower[i] as string[]) if (!headers[name]) present = false;
+      if (!present) continue;
+      this.coverage?.security(op, i);
+      return;
     }
     let fewestMissing: string[] | undefined;
     for (const alternative of op.security) {
@@ -188,11 +196,15 @@ export class ExchangeChecker {
         }
         continue;
       }
-      if (!parameter.schemaPointer) continue;
+      if (!parameter.schemaPointer) {
+        this.coverage?.parameter(op, parameter, undefined);
+        continue;
+      }
       const value =
         parameter.in === "query" && parameter.array
           ? (exchange.request.query[parameter.name] ?? []).map((v) => coerce(v, parameter.itemCoercion))
           : coerce(raw, parameter.coercion);
+      this.coverage?.parameter(op, parameter, value);
       const validate = this.model.validatorOf(parameter as ParameterModel & { schemaPointer: string });
       if (!validate(value))
         reportSchemaErrors(
@@ -266,6 +278,7 @@ export class ExchangeChecker {
         );
         return;
       }
+      this.coverage?.requestBody(media, value);
       const validate = this.model.validatorOf(media);
       if (!validate(value))
         reportSchemaErrors(findings, "request.body", "request_body_schema", validate.errors, value);
@@ -343,6 +356,12 @@ export class ExchangeChecker {
           `required part ${JSON.stringify(name)} is missing`,
         );
       }
+    }
+    if (this.coverage) {
+      // Only which described parts were sent: a part's name is input, so never a plain object's key.
+      const sent: Record<string, true> = Object.create(null);
+      for (const part of parts) sent[part.name] = true;
+      this.coverage.requestBody(media, sent);
     }
     const seen = new Set<string>();
     for (const part of parts) {
@@ -500,6 +519,7 @@ export class ExchangeChecker {
     }
     if (!model) return;
     const unknown = exchange.notRecorded;
+    this.coverage?.status(model);
     if (!unknown?.responseHeaders) this.checkResponseHeaders(model, headers, findings);
     if (!unknown?.responseBody)
       this.checkResponseBody(model, response, shapeBroken, parsed, findings, !unknown?.responseHeaders);
@@ -518,6 +538,7 @@ export class ExchangeChecker {
           );
         continue;
       }
+      this.coverage?.responseHeader(header, value);
       if (!header.schemaPointer) continue;
       const validate = this.model.validatorOf(header as HeaderModel & { schemaPointer: string });
       if (!validate(value))
@@ -590,6 +611,7 @@ export class ExchangeChecker {
         );
         return;
       }
+      this.coverage?.responseBody(media, value);
       // A body of the wrong error shape has been reported by error_shape; the narrowed schema would repeat it.
       if (shapeBroken) return;
       const validate = this.model.validatorOf(media);

@@ -23,6 +23,8 @@ export interface MediaModel {
 /** A documented parameter. */
 export interface ParameterModel {
   name: string;
+  /** Where the parameter sits in the document (its `$ref` followed). */
+  pointer: string;
   in: "path" | "query" | "header" | "cookie";
   required: boolean;
   schemaPointer?: string;
@@ -39,6 +41,8 @@ export interface ParameterModel {
 /** A documented response header. */
 export interface HeaderModel {
   name: string;
+  /** Where the header sits under its operation's response: `…/responses/200/headers/X-Name`. */
+  location: string;
   /** The name as recorded headers are keyed (lower-cased). */
   lowerName: string;
   required: boolean;
@@ -49,6 +53,9 @@ export interface HeaderModel {
 /** A documented response of one status key (`200`, `4XX` or `default`). */
 export interface ResponseModel {
   key: string;
+  /** Where the response sits under its operation (`…/responses/200`), and where its `$ref` leads. */
+  location: string;
+  pointer: string;
   media: MediaModel[];
   headers: HeaderModel[];
 }
@@ -56,8 +63,12 @@ export interface ResponseModel {
 /** Everything the checks need to know about one operation, resolved once. */
 export interface OperationModel {
   operationId: string;
+  /** Where the operation sits in the document: `/paths/~1x/get`. */
+  pointer: string;
   method: string;
   template: string;
+  /** The pointers of the security schemes of each alternative of the security requirement. */
+  securitySchemes: string[][];
   /** Each alternative of the security requirement, as the header names it needs. */
   security: string[][];
   /** The same names lower-cased, as recorded headers are keyed. */
@@ -173,6 +184,7 @@ export class ContractModel {
         const { node, pointer: at } = this.resolve(raw, `${base}/${i}`);
         parameters.set(`${node.in}:${node.name}`, {
           name: node.name,
+          pointer: at,
           in: node.in,
           required: node.in === "path" || node.required === true,
           schemaPointer: node.schema ? `${at}/schema` : undefined,
@@ -198,11 +210,13 @@ export class ContractModel {
 
     const responses = new Map<string, ResponseModel>();
     for (const [key, raw] of Object.entries<Json>(op.responses ?? {})) {
-      const response = this.resolve(raw, `${pointer}/responses/${escapeToken(key)}`);
+      const location = `${pointer}/responses/${escapeToken(key)}`;
+      const response = this.resolve(raw, location);
       const headers = Object.entries<Json>(response.node.headers ?? {}).map(([name, rawHeader]) => {
         const header = this.resolve(rawHeader, `${response.pointer}/headers/${escapeToken(name)}`);
         return {
           name,
+          location: `${location}/headers/${escapeToken(name)}`,
           lowerName: name.toLowerCase(),
           required: header.node.required === true,
           schemaPointer: header.node.schema ? `${header.pointer}/schema` : undefined,
@@ -211,6 +225,8 @@ export class ContractModel {
       });
       responses.set(key.toUpperCase(), {
         key,
+        location,
+        pointer: response.pointer,
         media: this.media(response.node.content, `${response.pointer}/content`),
         headers,
       });
@@ -224,8 +240,16 @@ export class ContractModel {
         .map((scheme: Json) => String(scheme.name)),
     );
 
+    const securitySchemes = requirements.map((requirement: Json) =>
+      Object.keys(requirement)
+        .filter((name) => ownMember(schemes, name) !== undefined)
+        .map((name) => `/components/securitySchemes/${escapeToken(name)}`),
+    );
+
     return {
       operationId: op.operationId ?? `${method.toUpperCase()} ${template}`,
+      pointer,
+      securitySchemes,
       method: method.toUpperCase(),
       template,
       security,

@@ -10,6 +10,8 @@ import { mediaTypeEssence, pointerToken } from "../findings/redact.js";
 import { reportSchemaErrors } from "./schema-errors.js";
 import { UNREAD_ROUTE, unjudgedResult } from "../findings/unjudged.js";
 import { safeMethod, Vocabulary } from "../findings/vocabulary.js";
+import type { WebhookCoverage } from "../coverage/webhook-coverage.js";
+import type { SeenLocations } from "../coverage/seen.js";
 
 /** Checks webhook deliveries (inbound POSTs a receiver recorded) against the AsyncAPI contract. */
 export interface WebhookChecker {
@@ -29,8 +31,11 @@ function parseBody(body: RecordedBody | undefined): unknown {
 const isObject = (v: unknown): v is Record<string, unknown> =>
   v !== null && typeof v === "object" && !Array.isArray(v);
 
+/** The bundled AsyncAPI contract shipped with the package. */
+export const bundledAsyncApi = (): Json => bundled;
+
 /** Read a bundled AsyncAPI 3 document (JSON). */
-async function readAsyncApi(file: string): Promise<Json> {
+export async function readAsyncApi(file: string): Promise<Json> {
   let document: Json;
   try {
     document = JSON.parse(await readFile(file, "utf8"));
@@ -49,7 +54,11 @@ class DeliveryChecker {
   /** What reports may name: the contract's own words. */
   private readonly vocabulary: Vocabulary;
 
-  constructor(private readonly model: AsyncApiModel) {
+  /** @param coverage records what each delivery reached of the contract (only with --coverage) */
+  constructor(
+    private readonly model: AsyncApiModel,
+    private readonly coverage?: WebhookCoverage,
+  ) {
     this.described = new DescribedMembers(model.document);
     this.vocabulary = new Vocabulary(model.document);
   }
@@ -70,6 +79,7 @@ class DeliveryChecker {
     if (body === NO_BODY) findings.fail("delivery.body", "payload_schema", "", "the delivery has no body");
     if (body === NOT_JSON) findings.fail("delivery.body", "payload_schema", "", "the body is not valid JSON");
     const matched = this.match(body, request.headers);
+    if (matched) this.coverage?.delivery(matched, body === NO_BODY || body === NOT_JSON ? undefined : body);
     if (matched) this.checkMessage(matched, body, request.headers, findings);
     else this.unknownType(body, request.headers, findings);
     return {
@@ -202,12 +212,21 @@ class DeliveryChecker {
   }
 }
 
-/** Create a webhook checker for an AsyncAPI document (the bundled one by default) or a file. */
+/**
+ * Create a webhook checker for an AsyncAPI document (the bundled one by default) or a file; with
+ * `coverage`, what each delivery reaches of the contract is recorded there.
+ */
 export async function createWebhookChecker(
-  options: { spec?: Json; specFile?: string } = {},
+  options: { spec?: Json; specFile?: string; coverage?: SeenLocations } = {},
 ): Promise<WebhookChecker> {
   const document = options.spec ?? (options.specFile ? await readAsyncApi(options.specFile) : bundled);
-  const checker = new DeliveryChecker(new AsyncApiModel(document));
+  const model = new AsyncApiModel(document);
+  const seen = options.coverage;
+  // Loaded only when coverage is asked for: a plain check does not pay for it.
+  const coverage = seen
+    ? new (await import("../coverage/webhook-coverage.js")).WebhookCoverage(model, seen)
+    : undefined;
+  const checker = new DeliveryChecker(model, coverage);
   return {
     checkDelivery: (delivery, file) => checker.check(delivery, file),
     async *checkFile(file, format) {

@@ -11,6 +11,8 @@ import { readExchanges, type TrafficFormat } from "../traffic/read-traffic.js";
 import type { UnrecordedNotice } from "../traffic/gateway-logs.js";
 import { type EntryRoute, UNREAD_ROUTE, unjudgedResult } from "../findings/unjudged.js";
 import { safeMethod } from "../findings/vocabulary.js";
+import type { HttpCoverage } from "../coverage/http-coverage.js";
+import type { SeenLocations } from "../coverage/seen.js";
 
 /** Options of a conformance checker. */
 export interface ConformanceOptions {
@@ -18,6 +20,8 @@ export interface ConformanceOptions {
   spec?: Json;
   /** Path prefixes to strip from recorded paths before matching, beside the servers' own. */
   basePaths?: string[];
+  /** Where to record the contract locations checked exchanges reach (coverage); nothing is recorded without. */
+  coverage?: SeenLocations;
 }
 
 /** Checks HTTP exchanges against an OpenAPI contract. */
@@ -40,9 +44,10 @@ export function checkerFor(
   document: Json,
   compiler: SchemaCompiler,
   basePaths?: string[],
+  coverage?: (model: ContractModel) => HttpCoverage,
 ): ConformanceChecker {
   const model = new ContractModel(document, compiler, basePaths);
-  const checker = new ExchangeChecker(model);
+  const checker = new ExchangeChecker(model, coverage?.(model));
   // An entry the readers marked unjudged is reported under the operation its request names, if any.
   const route = ({ request }: Exchange): EntryRoute => {
     if (request.method === "") return UNREAD_ROUTE;
@@ -69,5 +74,13 @@ export function checkerFor(
 /** Open a checker: build-time validators when they were generated from this contract, ajv otherwise. */
 export async function openConformanceChecker(options: ConformanceOptions = {}): Promise<ConformanceChecker> {
   const document = options.spec ?? bundledContract();
-  return checkerFor(document, await openSchemaCompiler(document), options.basePaths);
+  const seen = options.coverage;
+  // Loaded only when coverage is asked for: a plain check does not pay for it.
+  const coverage = seen
+    ? (
+        (Coverage) => (model: ContractModel) =>
+          new Coverage(model, seen)
+      )((await import("../coverage/http-coverage.js")).HttpCoverage)
+    : undefined;
+  return checkerFor(document, await openSchemaCompiler(document), options.basePaths, coverage);
 }

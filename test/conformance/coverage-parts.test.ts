@@ -1,0 +1,171 @@
+// The parts of coverage: a value walked through its schema (members, branches, enum values, gaps),
+// webhook deliveries, the worker path of the CLI, and hostile report files.
+import { readFileSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import fc from "fast-check";
+import { afterAll, describe, expect, it } from "vitest";
+import { SchemaWalker, type WalkSinks } from "../../conformance/coverage/schema-walk.js";
+import { SeenLocations } from "../../conformance/coverage/seen.js";
+import { parseReport } from "../../conformance/coverage/read-report.js";
+import { createWebhookChecker } from "../../conformance/checks/webhooks.js";
+import type { Exchange } from "../../conformance/traffic/exchange.js";
+import { InputError } from "../../conformance/traffic/input-error.js";
+import { messageExamples } from "../../scripts/contract/asyncapi-validate.js";
+import { loadAsyncApi } from "../support/contract.js";
+import { containsCanary, PROTOTYPE_KEYS } from "../support/hostile.js";
+import { tempDir, writeNdjson } from "./support/cli.js";
+import { examples } from "./support/exchanges.js";
+import { runMain } from "./support/in-process.js";
+
+const dir = tempDir();
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const sinks = (): WalkSinks => {
+  const seen = new SeenLocations();
+  return {
+    side: 0,
+    epoch: () => seen.epoch,
+    members: seen.of("request-members"),
+    branches: seen.of("branches"),
+    enums: seen.of("enums"),
+    gaps: seen.of("gaps"),
+  };
+};
+
+describe("the walk of a value through its schema", () => {
+  const document = {
+    components: {
+      schemas: {
+        Score: { oneOf: [{ type: "number" }, { type: "string", const: "not-found" }] },
+        Kind: { enum: ["person", "company", { x: 1 }] },
+        Entry: {
+          type: "object",
+          "x-gap": { document: "silent", choice: "open" },
+          properties: {
+            kind: { $ref: "#/components/schemas/Kind" },
+            score: { $ref: "#/components/schemas/Score" },
+            children: { type: "array", items: { $ref: "#/components/schemas/Entry" } },
+          },
+        },
+      },
+    },
+  };
+  const walker = new SchemaWalker(document, new Set(["/components/schemas/Entry"]));
+  const root = walker.at("/components/schemas/Entry");
+
+  it("records the members present, the branch taken, the enum value's place and the gap passed", () => {
+    const s = sinks();
+    walker.walk(root, { kind: "company", score: "not-found", children: [{ score: 3 }] }, s);
+    expect([...s.members].sort()).toEqual([
+      "/components/schemas/Entry/properties/children",
+      "/components/schemas/Entry/properties/kind",
+      "/components/schemas/Entry/properties/score",
+    ]);
+    expect([...s.branches].sort()).toEqual([
+      "/components/schemas/Score/oneOf/0",
+      "/components/schemas/Score/oneOf/1",
+    ]);
+    expect([...s.enums]).toEqual(["/components/schemas/Kind/enum/1"]);
+    expect([...s.gaps]).toEqual(["/components/schemas/Entry"]);
+  });
+
+  it("takes no branch a value does not fit, and no enum value it is not", () => {
+    const s = sinks();
+    walker.walk(root, { kind: "persons", score: "found" }, s);
+    expect([...s.branches]).toEqual([]);
+    expect([...s.enums]).toEqual([]);
+  });
+
+  it("counts what it can reach, recursion included, once", () => {
+    const reached = walker.reachable([root]);
+    expect(reached.members.size).toBe(3);
+    expect(reached.branches.size).toBe(2);
+    expect(reached.enums.size).toBe(3);
+  });
+
+  it("walks a value of any depth and any member names without throwing or touching Object.prototype", () => {
+    fc.assert(
+      fc.property(
+        fc.jsonValue({ maxDepth: 8 }),
+        fc.constantFrom(...PROTOTYPE_KEYS),
+        fc.integer({ min: 0, max: 5000 }),
+        (value, key, depth) => {
+          let deep: unknown = { [key]: value };
+          for (let i = 0; i < depth; i++) deep = { children: [deep], kind: "person" };
+          walker.walk(root, deep, sinks());
+          expect(Object.prototype).not.toHaveProperty("x");
+        },
+      ),
+      { numRuns: 50 },
+    );
+  });
+});
+
+describe("webhook deliveries", () => {
+  it("record each event delivered and the members of its payload", async () => {
+    const seen = new SeenLocations();
+    const checker = await createWebhookChecker({ coverage: seen });
+    const example = messageExamples(loadAsyncApi()).find((e) => e.channel === "biometricWebhook");
+    if (!example) throw new Error("no example delivery of biometricWebhook");
+    const headers = Object.fromEntries(
+      Object.entries({ "Content-Type": "application/json", ...(example.headers ?? {}) }).map(([k, v]) => [
+        k.toLowerCase(),
+        String(v),
+      ]),
+    );
+    const delivery: Exchange = {
+      index: 0,
+      request: {
+        method: "POST",
+        path: "/hooks",
+        query: {},
+        headers,
+        body: { kind: "text", text: JSON.stringify(example.payload) },
+      },
+    };
+    checker.checkDelivery(delivery);
+    expect([...seen.of("events")]).toEqual([`/channels/biometricWebhook/messages/${example.message}`]);
+    expect(seen.of("members").size).toBeGreaterThan(0);
+    for (const location of seen.of("members")) expect(location).toMatch(/\/properties\/[^/]+$/);
+  });
+});
+
+describe("the CLI with --jobs", () => {
+  it("merges what each worker reached into the report a single thread makes", async () => {
+    const corpus = examples.map((e) => e.exchange);
+    const files = [0, 1, 2].map((i) =>
+      writeNdjson(
+        dir,
+        `j${i}.ndjson`,
+        corpus.filter((_, n) => n % 3 === i),
+      ),
+    );
+    const [one, two] = [join(dir, "one.json"), join(dir, "two.json")];
+    expect((await runMain(["check", ...files, "--coverage", one as string])).status).toBe(0);
+    expect((await runMain(["check", ...files, "--jobs", "2", "--coverage", two as string])).status).toBe(0);
+    expect(readFileSync(two as string, "utf8")).toBe(readFileSync(one as string, "utf8"));
+  });
+});
+
+describe("a hostile coverage file", () => {
+  it("is a report or an InputError naming the file, never another error and never a quoted value", () => {
+    fc.assert(
+      fc.property(fc.jsonValue({ maxDepth: 4 }), fc.constantFrom(...PROTOTYPE_KEYS), (value, key) => {
+        for (const text of [
+          JSON.stringify(value),
+          `{"version":1,"command":"check","${key}":${JSON.stringify(value)}}`,
+        ]) {
+          try {
+            parseReport(text, "shard.json");
+          } catch (error) {
+            expect(error).toBeInstanceOf(InputError);
+            expect((error as InputError).where).toBe("shard.json");
+            expect(containsCanary((error as Error).message)).toBe(false);
+          }
+        }
+        expect(({} as Record<string, unknown>).version).toBeUndefined();
+      }),
+      { numRuns: 200 },
+    );
+  });
+});
