@@ -32,8 +32,7 @@ export async function preflight(options: PreflightOptions): Promise<string | und
     const path = op.template.replace(/\{([^}]+)\}/g, (_, name: string) =>
       encodeURIComponent(unknownId(op.pathParams.find((p) => p.name === name)?.schema, Math.random)),
     );
-    const auth = op.auth === "none" ? "none" : op.auth;
-    const { headers } = credentialHeaders(auth, options.credentials, "valid", Buffer.alloc(0));
+    const { headers } = credentialHeaders(op.auth, options.credentials, "valid", Buffer.alloc(0));
     const answer = await send(
       {
         method: "GET",

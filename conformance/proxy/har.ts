@@ -123,9 +123,14 @@ export class HarRecorder {
   /** Append one exchange with stand-ins for its values; withheld where they are not judged as it was. */
   add(exchange: HarExchange): void {
     const entry: Record<string, unknown> = this.entry(exchange);
-    const withheld = exchange.verdict ? this.verify(entry, exchange, exchange.verdict) : undefined;
-    if (withheld) entry[WITHHELD_MEMBER] = withheldMember(withheld);
-    this.stream.write(`${this.first ? "" : ",\n"}${JSON.stringify(entry)}`);
+    // Serialized once: read back from these very bytes, and written as they are unless withheld.
+    let text = JSON.stringify(entry);
+    const withheld = exchange.verdict ? this.verify(text, exchange, exchange.verdict) : undefined;
+    if (withheld) {
+      entry[WITHHELD_MEMBER] = withheldMember(withheld);
+      text = JSON.stringify(entry);
+    }
+    this.stream.write(`${this.first ? "" : ",\n"}${text}`);
     this.first = false;
   }
 
@@ -193,10 +198,10 @@ export class HarRecorder {
   }
 
   /** Read the entry back as `check` will and judge it; what must be withheld for the verdicts to agree. */
-  private verify(entry: object, exchange: HarExchange, live: EntryResult): Withheld | undefined {
+  private verify(written: string, exchange: HarExchange, live: EntryResult): Withheld | undefined {
     let recorded: EntryResult;
     try {
-      const back = exchangeFromHar(JSON.parse(JSON.stringify(entry)), live.index);
+      const back = exchangeFromHar(JSON.parse(written), live.index);
       const base = exchange.basePath ?? "";
       if (base !== "" && back.request.path.startsWith(`${base}/`))
         back.request.path = back.request.path.slice(base.length);
