@@ -16,7 +16,8 @@ function errorPointer(error: ErrorObject, member?: string): string {
   return member === undefined ? pointer : `${pointer}/${pointerToken(member)}`;
 }
 
-function jsonType(value: unknown): string {
+/** The JSON type of a value, as `type` names it ("integer" for whole numbers). */
+export function jsonType(value: unknown): string {
   if (value === null) return "null";
   if (Array.isArray(value)) return "array";
   if (typeof value === "number") return Number.isInteger(value) ? "integer" : "number";

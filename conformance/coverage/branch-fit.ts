@@ -4,6 +4,7 @@
 // judge the value; this only says which branch it answers to, without compiling each branch with ajv
 // (which costs more than the whole check of a corpus). A value that fits several branches takes each.
 import { resolveRef } from "../checks/resolve-ref.js";
+import { jsonType } from "../checks/schema-errors.js";
 
 // Schemas are walked structurally.
 type Json = any;
@@ -22,14 +23,6 @@ export interface BranchFacts {
 }
 
 const MAX_PARTS = 16;
-
-/** The JSON type of a value, as `type` names it ("integer" for whole numbers). */
-function typeOf(value: unknown): string {
-  if (value === null) return "null";
-  if (Array.isArray(value)) return "array";
-  if (typeof value === "number") return Number.isInteger(value) ? "integer" : "number";
-  return typeof value;
-}
 
 const isPrimitive = (v: unknown) => v === null || typeof v !== "object";
 
@@ -80,7 +73,7 @@ export function branchFacts(document: Json, schema: Json): BranchFacts {
 export function fits(facts: BranchFacts, value: unknown): boolean {
   if (facts.constant && facts.constant.value !== value) return false;
   if (facts.types) {
-    const type = typeOf(value);
+    const type = jsonType(value);
     if (!facts.types.has(type) && !(type === "integer" && facts.types.has("number"))) return false;
   }
   if (value === null || typeof value !== "object" || Array.isArray(value))

@@ -1,7 +1,8 @@
 // A coverage report: for each kind, which locations of the contract the traffic reached and which it
 // did not. Versioned, sorted, keyed by JSON pointers into the bundled contract, and holding nothing
 // recorded (no value, no name from the traffic): safe to keep as a CI artifact.
-import { type ContractIdentity, type Universe } from "./universe.js";
+// A type-only import: the walk of the contract loads only when a run asks for coverage.
+import type { ContractIdentity, Universe } from "./universe.js";
 import { type CoverageKind, HTTP_KINDS, type SeenLocations, WEBHOOK_KINDS } from "./seen.js";
 
 /** The version of the report's format; a reader refuses any other. */

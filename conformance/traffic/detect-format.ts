@@ -6,15 +6,6 @@ import type { GatewayFormat } from "./gateway-logs.js";
 /** The formats a traffic file can be in. */
 export type TrafficFormat = "har" | "ndjson" | GatewayFormat;
 
-/** Every format, as `--traffic-format`-style options would name them. */
-export const TRAFFIC_FORMATS: readonly TrafficFormat[] = [
-  "har",
-  "ndjson",
-  "kong",
-  "nginx-json",
-  "apache-json",
-];
-
 /** How many first bytes decide the format of a file whose name does not say it. */
 export const HEAD_BYTES = 64 * 1024;
 
