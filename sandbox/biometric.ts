@@ -85,6 +85,11 @@ export const LIFESPAN_MS = 7 * 24 * HOUR;
 export const PENDING_WINDOW_MS = 24 * HOUR;
 /** The interval of pending retries (the document says "periodically"; this is the sandbox's choice). */
 export const PENDING_RETRY_MS = 4 * HOUR;
+/** The messages the service's pending and error events carry (the sandbox's own words). */
+export const EVENT_MESSAGES = {
+  pending: "A data source is unavailable; the verification will be retried.",
+  error: "An unexpected processing error occurred; create a new verification.",
+} as const;
 
 /** Why a transition was refused: the record is in the wrong state for it. */
 export class TransitionError extends Error {
@@ -216,7 +221,7 @@ export class BiometricLifecycle {
     record.state = "pending";
     record.pending_retry = retry;
     record.pending_since = this.iso();
-    this.send(record, "pending", null, "A data source is unavailable; the verification will be retried.");
+    this.send(record, "pending", null, EVENT_MESSAGES.pending);
     const delay = retry === "succeed" && record.journey ? this.journeyDelayMs : PENDING_RETRY_MS;
     this.ctx.after(delay, TIMERS.pendingRetry, id);
     this.ctx.after(PENDING_WINDOW_MS, TIMERS.pendingTimeout, id);
@@ -279,10 +284,7 @@ export class BiometricLifecycle {
   }
 
   /** An unexpected processing error: the verification is dead. */
-  fail(
-    id: string,
-    message = "An unexpected processing error occurred; create a new verification.",
-  ): BiometricRecord {
+  fail(id: string, message: string = EVENT_MESSAGES.error): BiometricRecord {
     const record = this.get(id);
     this.expect(record, LIVE, "fail");
     this.toError(record, message);
@@ -333,7 +335,7 @@ export class BiometricLifecycle {
         this.complete(record.transaction_id, record.journey);
         return;
       case "error":
-        this.toError(record, "An unexpected processing error occurred; create a new verification.");
+        this.toError(record, EVENT_MESSAGES.error);
         return;
       case "pending":
         this.pend(record.transaction_id, "succeed");

@@ -54,6 +54,24 @@ interface KeptEntry {
 /** Timers a verification holds at once at most (lifespan, a journey step or retry, the pending window, the archive). */
 const BIOMETRIC_TIMERS = 4;
 
+/** The body of a biometric webhook event about a record, as the service sends it. */
+export function biometricBody(
+  record: BiometricRecord,
+  event: string,
+  verification: Record<string, unknown> | null,
+  message: string | null,
+): Json {
+  return {
+    event,
+    reference: record.reference,
+    external_id: record.external_id,
+    phone_number: record.phone_number,
+    transaction_id: record.transaction_id,
+    verification,
+    message,
+  };
+}
+
 /** The case_completed body of an EDD case, as the service sends it. */
 export function eddCompletedBody(record: Json): Json {
   return {
@@ -303,15 +321,7 @@ export class Sandbox {
     verification: Record<string, unknown> | null,
     message: string | null,
   ): void {
-    const body = {
-      event,
-      reference: record.reference,
-      external_id: record.external_id,
-      phone_number: record.phone_number,
-      transaction_id: record.transaction_id,
-      verification,
-      message,
-    };
+    const body = biometricBody(record, event, verification, message);
     this.emit("events", "biometricWebhook", event, record.transaction_id, body);
   }
 

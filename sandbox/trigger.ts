@@ -3,10 +3,10 @@
 // any other event is (every receiver of its kind, credentials, retries, the deliveries' list).
 import { webhookChannels } from "../generated/webhook-events.js";
 import type { Answer } from "../src/server/answer.js";
-import type { BiometricRecord } from "./biometric.js";
+import { type BiometricRecord, EVENT_MESSAGES } from "./biometric.js";
 import type { Channel } from "./deliveries.js";
 import { eddCase } from "./products.js";
-import { eddCompletedBody, type Sandbox, type WorkflowCase } from "./sandbox.js";
+import { biometricBody, eddCompletedBody, type Sandbox, type WorkflowCase } from "./sandbox.js";
 import { memberPath, setMember } from "./trigger-members.js";
 
 // Payloads are JSON the contract describes; overrides put any JSON in them.
@@ -50,12 +50,6 @@ const NOT_FOUND: Record<Channel, string> = {
   biometricWebhook: "No biometric verification has this transaction_id.",
   eddCaseCompleted: "No EDD case has this id or transaction_id.",
   workflowCase: "No workflow case has this id.",
-};
-
-/** The messages the service's error and pending events carry (the sandbox's own words). */
-const MESSAGES: Record<string, string | null> = {
-  error: "An unexpected processing error occurred; create a new verification.",
-  pending: "A data source is unavailable; the verification will be retried.",
 };
 
 /** A workflow case in open, from the control API's request (or a trigger's defaults). */
@@ -136,15 +130,9 @@ function payloadOf(sandbox: Sandbox, channel: Channel, event: string, record: Js
   }
   const r = record as BiometricRecord;
   const result = event === "completed" || event === "updated";
-  return {
-    event,
-    reference: r.reference,
-    external_id: r.external_id,
-    phone_number: r.phone_number,
-    transaction_id: r.transaction_id,
-    verification: result ? (r.verification ?? sandbox.biometric.result(r)) : null,
-    message: Object.hasOwn(MESSAGES, event) ? MESSAGES[event] : null,
-  };
+  const verification = result ? (r.verification ?? sandbox.biometric.result(r)) : null;
+  const message = event === "error" || event === "pending" ? EVENT_MESSAGES[event] : null;
+  return biometricBody(r, event, verification, message);
 }
 
 /** Answer POST /_sandbox/trigger: 201 with what was sent, or 400/404 and nothing sent. */
