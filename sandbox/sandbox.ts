@@ -202,8 +202,11 @@ export class Sandbox {
     if (!entry) return;
     this.keptEntries.get(map as Map<unknown, unknown>)?.delete(key);
     this.budget.charge(-entry.bytes);
-    // Still in `kept` until its turn to go: it releases nothing more then.
-    entry.bytes = 0;
+    // The newest (a record made for a refused event): its place goes too, or it would count
+    // against the record limit and push a live record out early. Otherwise it stays in `kept`
+    // until its turn to go, and releases nothing more then.
+    if (this.kept.length > this.keptHead && this.kept[this.kept.length - 1] === entry) this.kept.pop();
+    else entry.bytes = 0;
   }
 
   /** Forget the oldest kept record, and its timers with it: the clock holds no more than the records do. */

@@ -45,6 +45,25 @@ const refusal = (pending: Promise<unknown>) =>
     },
   );
 
+describe("a record made for a refused trigger", () => {
+  it("leaves no place behind: refused triggers never push a live record out", async () => {
+    const small = await startTestSandbox({ maxRecords: 2 });
+    try {
+      const { data } = await small.client.POST("/api/v2/send_text", { body: { reference: "live" } });
+      const id = data?.transaction_id as string;
+      for (let i = 0; i < 5; i++) {
+        const refused = await refusal(
+          small.control.trigger("completed", { set: [{ member: "verification.status", value: "maybe" }] }),
+        );
+        expect(refused.status).toBe(400);
+      }
+      expect((await small.control.biometric.get(id)).state).toBe("created");
+    } finally {
+      await small.running.close();
+    }
+  });
+});
+
 describe("trigger", () => {
   it("sends every event of the contract about a record made for it, each as the contract says", async () => {
     expect(TRIGGER_EVENTS.map((e) => e.event)).toEqual([
