@@ -238,6 +238,16 @@ describe("detection", () => {
   ] as const)("%s holding %s is %s", async (name, text, format) => {
     expect(await detectFormat(write(name, [text]))).toBe(format);
   });
+
+  it("reads a .ndjson file whose first line is longer than the head as this suite's NDJSON, whatever its body says", async () => {
+    const upload = "A".repeat(70 * 1024);
+    const line = JSON.stringify({
+      request: { method: "POST", url: "/", body: { remote_addr: "x", latencies: 1, file: upload } },
+      response: { status: 200 },
+    });
+    expect(await detectFormat(write("long-first-line.ndjson", [line]))).toBe("ndjson");
+    expect(await detectFormat(write("long-first-line.jsonl", [line]))).toBe("ndjson");
+  });
 });
 
 describe("hostile lines", () => {
