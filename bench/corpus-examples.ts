@@ -3,9 +3,7 @@
 import { isJsonMediaType } from "../conformance/checks/contract-model.js";
 import type { Exchange, HeaderMap, RecordedBody } from "../conformance/traffic/exchange.js";
 import { resolveRef as deref } from "../scripts/lib/json-ref.js";
-
-// An OpenAPI document is walked structurally.
-type Json = any;
+import type { Json } from "../src/contract/json.js";
 
 const METHODS = ["get", "put", "post", "delete", "patch"] as const;
 

@@ -7,9 +7,7 @@ import { generateSync } from "json-schema-faker";
 import { resolveRef as deref } from "../scripts/lib/json-ref.js";
 import { type PlainExchange, ReferenceValidator } from "./corpus-reference.js";
 import { seededRandom } from "./seeded-random.js";
-
-// An OpenAPI document is walked structurally.
-type Json = any;
+import type { Json } from "../src/contract/json.js";
 
 /** A corpus line and what it should get. */
 export interface IndependentEntry {

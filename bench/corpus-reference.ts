@@ -6,9 +6,7 @@ import type { ValidateFunction } from "ajv";
 import Ajv2020 from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
 import { resolveRef as deref } from "../scripts/lib/json-ref.js";
-
-// An OpenAPI document is walked structurally.
-type Json = any;
+import type { Json } from "../src/contract/json.js";
 
 /** One recorded exchange in the corpus' own plain shape (what the NDJSON line holds). */
 export interface PlainExchange {

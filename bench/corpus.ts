@@ -5,9 +5,7 @@ import type { Exchange, RecordedBody } from "../conformance/traffic/exchange.js"
 import type { CheckName } from "../conformance/findings/findings.js";
 import { type ExampleExchange, exampleExchanges } from "./corpus-examples.js";
 import { seededRandom } from "./seeded-random.js";
-
-// An OpenAPI document is walked structurally.
-type Json = any;
+import type { Json } from "../src/contract/json.js";
 
 /** A change that breaks one thing in a valid exchange, and the check that must notice. */
 export interface Mutation {

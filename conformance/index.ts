@@ -1,5 +1,5 @@
 // The programmatic API of the conformance suite (`idv-contract/conformance`).
-import { AjvCompiler } from "./checks/ajv-compiler.js";
+import { AjvCompiler } from "../src/contract/ajv-compiler.js";
 import type { Json } from "./checks/contract-model.js";
 import { bundledContract } from "./checks/load-contract.js";
 import { type ConformanceChecker, type ConformanceOptions, checkerFor } from "./run/open-checker.js";

@@ -2,7 +2,7 @@
 import { readFileSync } from "node:fs";
 import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import { fileURLToPath } from "node:url";
-import { openSchemaCompiler } from "../conformance/servers.js";
+import { openSchemaCompiler } from "../src/contract/precompiled.js";
 import {
   createSafeServer,
   headerRecord,

@@ -2,7 +2,7 @@
 // OpenAPI document (generated/sandbox-control.json), and every answer is one of its schemas.
 import controlDocument from "../generated/sandbox-control.json" with { type: "json" };
 import { loadOperations, type Operation } from "../src/server/operations.js";
-import { AjvCompiler } from "../src/schema-validator.js";
+import { AjvCompiler } from "../src/contract/schema-validator.js";
 import { attachment } from "./asset-files.js";
 import { CONTROL_INDEX } from "./control-index.js";
 import type { BiometricRecord } from "./biometric.js";
@@ -20,9 +20,9 @@ import type { Answer } from "./service.js";
 import type { Sandbox, WorkflowCase } from "./sandbox.js";
 import type { operations } from "../generated/sandbox-control-types.js";
 import { newWorkflowCase, TEST_EVENT, trigger, type TriggerRequest } from "./trigger.js";
+import type { Json } from "../src/contract/json.js";
 
 // Request bodies reach the handlers only after the control document's schema accepted them.
-type Json = any;
 
 /** The path prefix of the control API. */
 export const CONTROL_PREFIX = "/_sandbox";

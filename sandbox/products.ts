@@ -3,9 +3,9 @@
 import { createHash, randomUUID } from "node:crypto";
 import bundled from "../generated/openapi.json" with { type: "json" };
 import { screeningOutcome } from "./magic.js";
+import type { Json } from "../src/contract/json.js";
 
 // Request bodies reach here only after the contract's schema accepted them.
-type Json = any;
 
 const examples = (bundled as Json).components.examples as Record<string, { value: Json }>;
 const example = (name: string): Json => structuredClone(examples[name]?.value);

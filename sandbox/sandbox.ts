@@ -11,9 +11,9 @@ import type { Credentials } from "../src/server/credentials.js";
 import { type Channel, DeliveryQueue, type Delivery, type Receiver } from "./deliveries.js";
 import type { KybRecord, ManualRecord, PepRecord, PropertyRecord } from "./products.js";
 import type { ListeningOn } from "./self-address.js";
+import type { Json } from "../src/contract/json.js";
 
 // Bodies and records are JSON the contract's schemas describe.
-type Json = any;
 
 export interface SandboxOptions {
   credentials: Credentials;

@@ -5,7 +5,7 @@ import { existsSync } from "node:fs";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { fileURLToPath } from "node:url";
 import bundledContract from "../generated/openapi.json" with { type: "json" };
-import { openSchemaCompiler } from "../conformance/servers.js";
+import { openSchemaCompiler } from "../src/contract/precompiled.js";
 import {
   checkBody,
   checkHeaders,

@@ -1,7 +1,7 @@
 // The service's operations on the sandbox's state: each create makes a record from the request, each
 // read returns it, each download is a real PDF (or zip) of it, and unknown ids get the operation's 404.
 import { randomUUID } from "node:crypto";
-import { formParts, multipartBoundary } from "../conformance/servers.js";
+import { formParts, multipartBoundary } from "../src/contract/multipart.js";
 import type { Operation } from "../src/server/operations.js";
 import { rejection } from "../src/server/error-body.js";
 import { TransitionError } from "./biometric.js";
@@ -23,9 +23,9 @@ import type { Sandbox } from "./sandbox.js";
 import { renderZip } from "./zip.js";
 import type { Answer } from "../src/server/answer.js";
 import type { operations } from "../generated/types.js";
+import type { Json } from "../src/contract/json.js";
 
 // Bodies reach here only after the contract's schema accepted them.
-type Json = any;
 
 /** What the HTTP layer sends: JSON, or bytes with their type and file name (src/server's answer). */
 export type { Answer } from "../src/server/answer.js";

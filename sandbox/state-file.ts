@@ -21,6 +21,7 @@ import type { Delivery, Receiver } from "./deliveries.js";
 import type { KybRecord, ManualRecord, PepRecord, PropertyRecord } from "./products.js";
 import type { Sandbox, WorkflowCase } from "./sandbox.js";
 import { MAX_STATE_DEPTH, stateProblem } from "./state-shape.js";
+import type { Json } from "../src/contract/json.js";
 
 /**
  * The largest state file read: the sandbox writes at most its byte budget (MAX_KEPT_BYTES, 64 MiB,
@@ -43,7 +44,6 @@ const FORMAT = "idv-sandbox-state";
 const VERSION = 1;
 
 // Records are JSON the contract describes.
-type Json = any;
 
 interface StateData {
   clock_offset_ms: number;

@@ -6,9 +6,9 @@ import { exceedsJsonLimits } from "../src/json-scan.js";
 import { MAX_SCHEDULED_TIME, MAX_VIRTUAL_TIME } from "./clock.js";
 import { receiverUrl } from "./control.js";
 import { MAX_RECEIVERS, receiverAuthProblem } from "./deliveries.js";
+import type { Json } from "../src/contract/json.js";
 
 // Saved state is JSON of the sandbox's own making, checked member by member here.
-type Json = any;
 
 /**
  * Nesting the sandbox's records never come near (its deepest response nests about a dozen levels):

@@ -8,9 +8,9 @@ import type { Channel } from "./deliveries.js";
 import { eddCase } from "./products.js";
 import { biometricBody, eddCompletedBody, type Sandbox, type WorkflowCase } from "./sandbox.js";
 import { memberPath, setMember } from "./trigger-members.js";
+import type { Json } from "../src/contract/json.js";
 
 // Payloads are JSON the contract describes; overrides put any JSON in them.
-type Json = any;
 
 /** The test event's greeting (the document gives its shape, {message, event: "test"}, not its words). */
 export const TEST_EVENT = {

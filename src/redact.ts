@@ -1,7 +1,7 @@
 // Errors and reports say where and why, never what. Keys and path segments are data too: those that
 // look like personal data (an e-mail used as a key, a name or a phone number) are masked.
 
-import { escapeToken, unescapeToken } from "./json-pointer.js";
+import { escapeToken, unescapeToken } from "./contract/json-pointer.js";
 
 const SENSITIVE_TOKEN = [
   /@/, // e-mail addresses

@@ -2,12 +2,10 @@
 // is not one of them came from the input, and input holds personal data and credentials, so it is
 // shown as `[redacted]`. Masking by shape (an `@`, a digit run) cannot know every secret; the
 // contract can say what is not one.
-import { walkContract } from "./contract-walk.js";
-import { unescapeToken } from "./json-pointer.js";
+import { walkContract } from "./contract/walk.js";
+import { unescapeToken } from "./contract/json-pointer.js";
 import { REDACTED } from "./redact.js";
-
-// A contract document is walked structurally.
-type Json = any;
+import type { Json } from "./contract/json.js";
 
 /** Media types common in traffic, shown by name even when the contract does not give them. */
 const COMMON_MEDIA_TYPES = [

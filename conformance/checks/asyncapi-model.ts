@@ -1,10 +1,9 @@
 import type { ValidateFunction } from "ajv";
-import { AjvCompiler } from "./ajv-compiler.js";
-import { escapeToken } from "../../src/json-pointer.js";
-import { resolveRef } from "./resolve-ref.js";
-
-// An AsyncAPI document is walked structurally.
-export type Json = any;
+import { AjvCompiler } from "../../src/contract/ajv-compiler.js";
+import { escapeToken } from "../../src/contract/json-pointer.js";
+import { resolveRef } from "../../src/contract/resolve-ref.js";
+import type { Json } from "../../src/contract/json.js";
+export type { Json } from "../../src/contract/json.js";
 
 /** A value a message pins (a `const`, or an enum of one): how a delivery is told apart from others. */
 export interface Discriminator {

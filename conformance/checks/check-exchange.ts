@@ -20,15 +20,13 @@ import {
 } from "../traffic/exchange.js";
 import { type EntryResult, FindingList } from "../findings/findings.js";
 import { bodySize, hasSignature, mediaTypeMatches, signatureLabel } from "../traffic/media.js";
-import { formParts, multipartBoundary } from "../traffic/multipart.js";
+import { formParts, multipartBoundary } from "../../src/contract/multipart.js";
 import { mediaTypeEssence, pointerToken } from "../findings/redact.js";
 import { reportSchemaErrors } from "./schema-errors.js";
 import { safeMethod, Vocabulary } from "../findings/vocabulary.js";
 import { mergeWithheld } from "../findings/withheld.js";
 import type { HttpCoverage } from "../coverage/http-coverage.js";
-
-// Schemas are walked structurally.
-type Json = any;
+import type { Json } from "../../src/contract/json.js";
 
 const list = (values: string[]): string => values.join(", ");
 

@@ -1,11 +1,13 @@
 import type { ValidateFunction } from "ajv";
 import { RouteTable } from "./route-table.js";
-import { ownMember, resolveRef } from "./resolve-ref.js";
+import { ownMember, resolveRef } from "../../src/contract/resolve-ref.js";
 import { isJsonMediaType } from "../traffic/media.js";
-import { escapeToken } from "../../src/json-pointer.js";
+import { escapeToken } from "../../src/contract/json-pointer.js";
+import type { Json } from "../../src/contract/json.js";
+import type { SchemaCompiler } from "../../src/contract/schema-compiler.js";
 
-// An OpenAPI document is walked structurally.
-export type Json = any;
+export type { SchemaCompiler };
+export type { Json } from "../../src/contract/json.js";
 
 const HTTP_METHODS = ["get", "put", "post", "delete", "options", "head", "patch", "trace"] as const;
 
@@ -92,11 +94,6 @@ function coercionOf(schema: Json): Coercion {
   if (types.includes("number")) return "number";
   if (types.includes("integer")) return "integer";
   return types.includes("boolean") ? "boolean" : "none";
-}
-
-/** Gives the validator of the schema at a JSON pointer into the document. */
-export interface SchemaCompiler {
-  validator(schemaPointer: string): ValidateFunction;
 }
 
 /** The contract compiled for checking: a route table, operation models and their validators. */

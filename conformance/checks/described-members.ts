@@ -1,7 +1,7 @@
 import type { CheckName, FindingList, FindingLocation } from "../findings/findings.js";
 import { pointerToken } from "../findings/redact.js";
-import { unescapeToken } from "../../src/json-pointer.js";
-import { ownMember } from "./resolve-ref.js";
+import { unescapeToken } from "../../src/contract/json-pointer.js";
+import { ownMember } from "../../src/contract/resolve-ref.js";
 
 // Response schemas are open: the service may add members. Such members are not violations, but a
 // reader wants to know about them, so they are warnings. A member is "described" when any branch of

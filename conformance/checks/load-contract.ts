@@ -1,9 +1,7 @@
 import { readFile } from "node:fs/promises";
 import bundled from "../../generated/openapi.json" with { type: "json" };
 import { describeJsonError, InputError } from "../traffic/input-error.js";
-
-// An OpenAPI document is walked structurally.
-type Json = any;
+import type { Json } from "../../src/contract/json.js";
 
 /** The bundled contract shipped with the package. */
 export function bundledContract(): Json {

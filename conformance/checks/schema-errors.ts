@@ -1,7 +1,7 @@
 import type { ErrorObject } from "ajv";
 import type { CheckName, FindingList, FindingLocation } from "../findings/findings.js";
 import { pointerToken, safePointer } from "../findings/redact.js";
-import { unescapeToken } from "../../src/json-pointer.js";
+import { unescapeToken } from "../../src/contract/json-pointer.js";
 
 // ajv's own messages are safe today, but a future keyword or format could quote the instance. Messages are
 // therefore built here from the keyword, the location and the schema's facts only; never from the data.

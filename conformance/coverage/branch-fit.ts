@@ -3,11 +3,9 @@
 // admits members it does not name), its `$ref`s and `allOf` parts followed. The checks' own validators
 // judge the value; this only says which branch it answers to, without compiling each branch with ajv
 // (which costs more than the whole check of a corpus). A value that fits several branches takes each.
-import { resolveRef } from "../checks/resolve-ref.js";
+import { resolveRef } from "../../src/contract/resolve-ref.js";
 import { jsonType } from "../checks/schema-errors.js";
-
-// Schemas are walked structurally.
-type Json = any;
+import type { Json } from "../../src/contract/json.js";
 
 /** What a value taking a branch must have at its top level. */
 export interface BranchFacts {

@@ -1,9 +1,7 @@
 // The `x-gap` locations of a contract: where the interface document was silent and the contract
 // chose. A report counts those traffic can reach (operations and components, or channels).
-import { escapeToken } from "../../src/json-pointer.js";
-
-// A contract is walked structurally.
-type Json = any;
+import { escapeToken } from "../../src/contract/json-pointer.js";
+import type { Json } from "../../src/contract/json.js";
 
 /** The deepest the contract is searched for `x-gap`. */
 const MAX_GAP_DEPTH = 64;

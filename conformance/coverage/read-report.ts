@@ -3,14 +3,12 @@
 import { readFile, stat } from "node:fs/promises";
 import { describeJsonError, InputError } from "../traffic/input-error.js";
 import { COVERAGE_VERSION, type CoverageReport, type KindCoverage, kindsOf } from "./report.js";
+import type { Json } from "../../src/contract/json.js";
 
 /** The largest report read: the bundled contract's reports are some hundred kilobytes. */
 export const MAX_REPORT_BYTES = 64 * 1024 * 1024;
 /** The longest location taken: a JSON pointer into a contract. */
 const MAX_LOCATION = 4096;
-
-// What JSON.parse gives is walked structurally until checked.
-type Json = any;
 
 const isRecord = (v: unknown): v is Record<string, unknown> =>
   v !== null && typeof v === "object" && !Array.isArray(v);

@@ -2,12 +2,10 @@
 // branches it took and which enum values it had, each as the contract location that describes it,
 // and the `x-gap` locations it passed through. The same nodes give the universe of a report
 // (everything reachable from a root), so what the walk can mark and what a report counts are one set.
-import { escapeToken, unescapeToken } from "../../src/json-pointer.js";
-import { ownMember, resolveRef } from "../checks/resolve-ref.js";
+import { escapeToken, unescapeToken } from "../../src/contract/json-pointer.js";
+import { ownMember, resolveRef } from "../../src/contract/resolve-ref.js";
 import { type BranchFacts, branchFacts, fits } from "./branch-fit.js";
-
-// Schemas are walked structurally.
-type Json = any;
+import type { Json } from "../../src/contract/json.js";
 
 /** The deepest a value is walked: deeper members are not counted (recursion over input is bounded). */
 const MAX_DEPTH = 64;

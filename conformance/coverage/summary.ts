@@ -1,6 +1,6 @@
 // The coverage summary a text report ends with, and `--min-coverage` thresholds. Everything shown is
 // a location of the contract, told in the contract's words (methods, paths, status keys).
-import { unescapeToken } from "../../src/json-pointer.js";
+import { unescapeToken } from "../../src/contract/json-pointer.js";
 import { shownWord, UsageError } from "../run/command.js";
 import { type CoverageReport, kindsOf } from "./report.js";
 import type { CoverageKind } from "./seen.js";

@@ -2,7 +2,7 @@
 // from the contract alone (the main thread of a run has no checker of its own). The AsyncAPI side is
 // webhook-universe.ts: its model loads ajv, which `check` does not need.
 import { ContractModel, type Json } from "../checks/contract-model.js";
-import { contractDigest } from "../checks/precompiled.js";
+import { contractDigest } from "../../src/contract/precompiled.js";
 import { SchemaWalker } from "./schema-walk.js";
 import type { CoverageKind } from "./seen.js";
 import { httpGapLocations } from "./gaps.js";

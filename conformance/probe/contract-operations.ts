@@ -1,9 +1,7 @@
 // The operations of the contract as the probe drives them: how each authenticates, its path
 // parameters, its request examples, the statuses it documents and the links its responses give.
-import { ownMember, resolveRef } from "../checks/resolve-ref.js";
-
-// An OpenAPI document is walked structurally.
-type Json = any;
+import { ownMember, resolveRef } from "../../src/contract/resolve-ref.js";
+import type { Json } from "../../src/contract/json.js";
 
 const METHODS = ["get", "put", "post", "delete", "patch"] as const;
 

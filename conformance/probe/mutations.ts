@@ -2,9 +2,7 @@
 // rule; the deployment must refuse every one with a documented 4xx in its error shape.
 import { resolve } from "./contract-operations.js";
 import { type BodyBytes, formBody, markReferences, PROBE_PDF } from "./request-body.js";
-
-// Schemas are walked structurally.
-type Json = any;
+import type { Json } from "../../src/contract/json.js";
 
 /** A broken request body and the rule it breaks. */
 export interface Mutation {

@@ -1,7 +1,7 @@
 // The OpenAPI runtime expressions the contract's links use: `$response.body#/json/pointer`,
 // `$request.path.name`, `$request.query.name`, `$request.header.name`, `$response.header.name`.
-import { unescapeToken } from "../../src/json-pointer.js";
-import { ownMember } from "../checks/resolve-ref.js";
+import { unescapeToken } from "../../src/contract/json-pointer.js";
+import { ownMember } from "../../src/contract/resolve-ref.js";
 
 /** What an expression reads: the request sent and the answer's parsed body and headers. */
 export interface ExpressionContext {

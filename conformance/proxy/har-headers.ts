@@ -7,12 +7,10 @@
 // recording as it judged the traffic; a credential and anything else is `[redacted]`.
 import { REDACTED } from "../../src/redact.js";
 import type { Vocabulary } from "../../src/vocabulary.js";
-import { walkContract } from "../../src/contract-walk.js";
+import { walkContract } from "../../src/contract/walk.js";
 import { mediaTypeEssence } from "../findings/redact.js";
 import type { RecordingValues } from "./har-stand-ins.js";
-
-// A contract document is walked structurally.
-type Json = any;
+import type { Json } from "../../src/contract/json.js";
 
 /** Fields HTTP defines that traffic with the service carries, in their usual spelling. */
 const HTTP_FIELDS = [

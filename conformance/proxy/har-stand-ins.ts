@@ -9,10 +9,8 @@ import { RouteTable } from "../checks/route-table.js";
 import { mediaTypeEssence } from "../findings/redact.js";
 import type { StandIns } from "../findings/stand-ins.js";
 import { leadingSignature } from "../traffic/media.js";
-import { formParts, multipartBoundary } from "../traffic/multipart.js";
-
-// A contract document is walked structurally.
-type Json = any;
+import { formParts, multipartBoundary } from "../../src/contract/multipart.js";
+import type { Json } from "../../src/contract/json.js";
 
 /** A short integer id: numbers are kept in bodies, so they are in paths too (links between them hold). */
 const INTEGER_SEGMENT = /^(0|[1-9][0-9]{0,11})$/;

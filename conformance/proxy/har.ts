@@ -20,9 +20,7 @@ import { openConformanceChecker, type ConformanceChecker } from "../run/open-che
 import { exchangeFromHar } from "../traffic/read-traffic.js";
 import { HeaderRedactor } from "./har-headers.js";
 import { harContent, RecordingValues } from "./har-stand-ins.js";
-
-// A contract document is walked structurally.
-type Json = any;
+import type { Json } from "../../src/contract/json.js";
 
 /** One side of an exchange as the proxy saw it. */
 export interface HarMessage {

@@ -1,8 +1,6 @@
 // The deliveries the service sends, from the AsyncAPI contract's message examples.
 import bundled from "../../generated/asyncapi.json" with { type: "json" };
-
-// The AsyncAPI document is walked structurally.
-type Json = any;
+import type { Json } from "../../src/contract/json.js";
 
 /** A delivery: the channel it belongs to, the event it names, its headers and its body. */
 export interface ExampleDelivery {

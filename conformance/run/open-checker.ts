@@ -1,12 +1,13 @@
 // The HTTP checker without a static dependency on ajv's compiler: the CLI opens it with the validators
 // generated at build time when they match the contract, so that start-up stays short.
 import { ExchangeChecker } from "../checks/check-exchange.js";
-import { ContractModel, type Json, type SchemaCompiler } from "../checks/contract-model.js";
+import { ContractModel, type Json } from "../checks/contract-model.js";
+import type { SchemaCompiler } from "../../src/contract/schema-compiler.js";
 import type { Exchange } from "../traffic/exchange.js";
 import type { EntryResult } from "../findings/findings.js";
 import { checkEntry } from "../traffic/input-error.js";
 import { bundledContract } from "../checks/load-contract.js";
-import { openSchemaCompiler } from "../checks/precompiled.js";
+import { openSchemaCompiler } from "../../src/contract/precompiled.js";
 import { readExchanges, type TrafficFormat } from "../traffic/read-traffic.js";
 import type { UnrecordedNotice } from "../traffic/gateway-logs.js";
 import { type EntryRoute, UNREAD_ROUTE, unjudgedResult } from "../findings/unjudged.js";

@@ -1,5 +1,5 @@
 import type { FormPart, HeaderMap, RecordedBody } from "./exchange.js";
-import { multipartBoundary } from "./multipart.js";
+import { multipartBoundary } from "../../src/contract/multipart.js";
 
 // Recorded traffic is read structurally and checked by hand.
 export type Raw = any;

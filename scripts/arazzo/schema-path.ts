@@ -1,6 +1,6 @@
 // Whether a JSON pointer into a message (a response body, a request body, an event payload) names a
 // member its schema describes, and which literal values that member allows.
-import { unescapeToken } from "../../src/json-pointer.js";
+import { unescapeToken } from "../../src/contract/json-pointer.js";
 import { type Json, resolveRef } from "../lib/json-ref.js";
 
 /** Schemas are nested far less deep than this; deeper is a cycle. */

@@ -1,12 +1,10 @@
-import { unescapeToken } from "../../src/json-pointer.js";
+import { unescapeToken } from "../../src/contract/json-pointer.js";
+import type { Json } from "../../src/contract/json.js";
 // Derives the facts the client runtime needs about each operation from the bundled contract only.
 // Nothing here knows a path prefix: the auth scheme comes from the security requirement.
 
 const HTTP_METHODS = ["get", "put", "post", "delete", "options", "head", "patch", "trace"] as const;
 const MULTIPART = "multipart/form-data";
-
-// A parsed OpenAPI document is walked structurally.
-type Json = any;
 
 export interface FileConstraints {
   /** The multipart part that carries the file. */

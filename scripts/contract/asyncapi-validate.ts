@@ -1,6 +1,7 @@
 import { type Diagnostic, DiagnosticSeverity, Parser } from "@asyncapi/parser";
 import type { ValidateFunction } from "ajv";
-import { AjvCompiler } from "../../src/schema-validator.js";
+import { AjvCompiler } from "../../src/contract/schema-validator.js";
+import type { Json } from "../../src/contract/json.js";
 
 // The parser's rules come from Spectral, whose dependencies include an install-time analytics
 // package; nothing runs at parse time, but the switch stays off wherever the parser is loaded.
@@ -25,9 +26,6 @@ export async function parseAsyncApi(document: object): Promise<ParserReport> {
     infos: [...pick(DiagnosticSeverity.Information), ...pick(DiagnosticSeverity.Hint)],
   };
 }
-
-// A bundled AsyncAPI document is walked structurally.
-type Json = any;
 
 export interface MessageExample {
   /** Where the example sits: `/channels/{channel}/messages/{message}/examples/{i}`. */

@@ -1,8 +1,6 @@
-import { escapeToken, unescapeToken } from "../../src/json-pointer.js";
+import { escapeToken, unescapeToken } from "../../src/contract/json-pointer.js";
 import { isHttpMethod } from "../lib/http-methods.js";
-
-// Contracts are walked structurally.
-type Json = any;
+import type { Json } from "../../src/contract/json.js";
 
 /** One `x-gap` mark: the document's words, the choice made, and where it sits. */
 export interface GapMark {

@@ -1,10 +1,12 @@
+import type { Json } from "../../src/contract/json.js";
+export type { Json } from "../../src/contract/json.js";
+
 // Compares two JSON Schemas (OpenAPI 3.1 / AsyncAPI schema objects in bundled documents) and says,
 // for each difference, whether the set of valid values got narrower, wider, or both. Who is hurt
 // depends on who reads: a narrower request breaks the client that writes it; a wider response or
 // payload breaks the client or receiver that reads it.
 
 /** A JSON value of a bundled contract. */
-export type Json = any;
 
 /** Narrowed: values valid before are refused now. Widened: values refused before may come now. */
 export type Effect = "narrowed" | "widened" | "both" | "neutral";

@@ -1,7 +1,6 @@
-import { unescapeToken } from "../../src/json-pointer.js";
-
-// Contracts are walked structurally.
-export type Json = any;
+import { unescapeToken } from "../../src/contract/json-pointer.js";
+import type { Json } from "../../src/contract/json.js";
+export type { Json } from "../../src/contract/json.js";
 
 /** Follow a local `$ref` chain ("#/components/…") in a bundled document; other refs are errors. */
 export function resolveRef(document: Json, node: Json, seen: string[] = []): Json {

@@ -1,9 +1,10 @@
 // The service's own answers to requests it refuses: missing credentials, browser scripts,
 // unknown records, invalid bodies and bad uploads, each in the operation's error shape.
-import { formParts, multipartBoundary, type SchemaCompiler } from "../../conformance/servers.js";
+import { formParts, multipartBoundary } from "../contract/multipart.js";
+import type { SchemaCompiler } from "../contract/schema-compiler.js";
 import { decodeJsonBody, type JsonProblem, MAX_JSON_DEPTH } from "./body.js";
 import { hasEssence, isJsonMediaType } from "./media-type.js";
-import type { FormPart } from "../../conformance/traffic/exchange.js";
+import type { FormPart } from "../contract/body.js";
 import { type FileConstraints as FileLimits, type Operation, shapeOfPath } from "./operations.js";
 import { type Nested, type Rejection, rejection, summarise, validationErrors } from "./error-body.js";
 

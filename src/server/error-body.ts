@@ -2,7 +2,7 @@
 import { randomUUID } from "node:crypto";
 import type { ErrorObject } from "ajv";
 import type { ErrorShape } from "./operations.js";
-import { unescapeToken } from "../json-pointer.js";
+import { unescapeToken } from "../contract/json-pointer.js";
 
 /** validation_errors: nested like the request, an array of messages for each failing member. */
 export interface Nested {

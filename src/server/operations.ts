@@ -1,10 +1,8 @@
 // Each operation of a contract as the servers route and check it, read once from the bundled document.
-import { escapeToken } from "../json-pointer.js";
-import { resolveRef } from "../../conformance/servers.js";
+import { escapeToken } from "../contract/json-pointer.js";
+import { resolveRef } from "../contract/resolve-ref.js";
 import { decodeSegment } from "./request-target.js";
-
-// The bundled document is walked structurally.
-type Json = any;
+import type { Json } from "../contract/json.js";
 
 export type ErrorShape = "A" | "B";
 

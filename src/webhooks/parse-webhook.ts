@@ -1,6 +1,6 @@
 import type { ErrorObject } from "ajv";
 import { webhookChannels } from "../../generated/webhook-events.js";
-import { escapeToken } from "../json-pointer.js";
+import { escapeToken } from "../contract/json-pointer.js";
 import { exceedsJsonLimits } from "../json-scan.js";
 import { contractWords, validatorAt } from "./contract.js";
 import { type HeadersLike, readHeader } from "./headers.js";

@@ -10,7 +10,7 @@ import { SeenLocations } from "../../conformance/coverage/seen.js";
 import { buildReport, type CoverageReport, mergeReports } from "../../conformance/coverage/report.js";
 import { httpUniverse, identityOf } from "../../conformance/coverage/universe.js";
 import { parseReport } from "../../conformance/coverage/read-report.js";
-import { unescapeToken } from "../../src/json-pointer.js";
+import { unescapeToken } from "../../src/contract/json-pointer.js";
 import type { Exchange } from "../../conformance/traffic/exchange.js";
 import { CANARIES, containsCanary } from "../support/hostile.js";
 import { tempDir, writeNdjson } from "./support/cli.js";

@@ -10,9 +10,7 @@ import { loadOpenApi } from "../support/contract.js";
 import { tempDir } from "./support/cli.js";
 import { example } from "./support/exchanges.js";
 import { runMain, toHar, toHarEntry } from "./support/in-process.js";
-
-// Reports are read structurally.
-type Json = any;
+import type { Json } from "../../src/contract/json.js";
 
 const dir = tempDir();
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

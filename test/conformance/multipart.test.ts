@@ -1,7 +1,7 @@
 // Multipart bodies are read into parts with their values as views, and a form of too many parts is
 // not read at all: each part costs heap, and 10 MB of empty parts made 200,000 of them.
 import { describe, expect, it } from "vitest";
-import { formParts, MAX_FORM_PARTS } from "../../conformance/traffic/multipart.js";
+import { formParts, MAX_FORM_PARTS } from "../../src/contract/multipart.js";
 
 const form = (parts: number, boundary = "b0undary") =>
   Buffer.from(

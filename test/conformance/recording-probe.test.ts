@@ -26,9 +26,7 @@ import {
   survivors,
   verdict,
 } from "./support/recording.js";
-
-// Test data is read structurally.
-type Json = any;
+import type { Json } from "../../src/contract/json.js";
 
 const doc = loadOpenApi();
 const contractText = JSON.stringify(doc);

@@ -14,12 +14,10 @@ import { CHECK_NAMES } from "../../conformance/findings/rules.js";
 import { fileUri } from "../../conformance/findings/sarif.js";
 import { messageExamples } from "../../scripts/contract/asyncapi-validate.js";
 import { loadAsyncApi, loadOpenApi } from "../support/contract.js";
-
-// SARIF logs and JSON documents are walked structurally.
-type Json = any;
+import type { Json } from "../../src/contract/json.js";
 
 const require = createRequire(import.meta.url);
-// ajv and ajv-formats are CommonJS: required, as src/schema-validator.ts does.
+// ajv and ajv-formats are CommonJS: required, as src/contract/schema-validator.ts does.
 const { default: Ajv }: typeof import("ajv") = require("ajv");
 const { default: addFormats }: typeof import("ajv-formats") = require("ajv-formats");
 const schema = JSON.parse(

@@ -3,9 +3,9 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { buildCorpus } from "../../bench/corpus.js";
-import { AjvCompiler } from "../../conformance/checks/ajv-compiler.js";
+import { AjvCompiler } from "../../src/contract/ajv-compiler.js";
 import { checkerFor } from "../../conformance/run/open-checker.js";
-import { loadPrecompiled } from "../../conformance/checks/precompiled.js";
+import { loadPrecompiled } from "../../src/contract/precompiled.js";
 import { buildValidatorsModule } from "../../scripts/build-conformance.js";
 import { fromRoot } from "../../scripts/lib/paths.js";
 import { contract } from "./support/exchanges.js";

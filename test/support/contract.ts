@@ -1,12 +1,11 @@
 import { readFileSync } from "node:fs";
 import type { ValidateFunction } from "ajv";
 import { fromRoot } from "../../scripts/lib/paths.js";
-import { AjvCompiler } from "../../src/schema-validator.js";
+import { AjvCompiler } from "../../src/contract/schema-validator.js";
+import type { Json } from "../../src/contract/json.js";
+export type { Json } from "../../src/contract/json.js";
 
 export const HTTP_METHODS = ["get", "put", "post", "delete", "options", "head", "patch", "trace"] as const;
-
-// A parsed OpenAPI document is walked structurally.
-export type Json = any;
 
 /** The committed OpenAPI bundle. */
 export function loadOpenApi(): Json {

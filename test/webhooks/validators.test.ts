@@ -7,7 +7,7 @@ import { webhookChannels } from "../../generated/webhook-events.js";
 import { validators } from "../../generated/webhook-validators.js";
 import { buildWebhookValidatorsModule } from "../../scripts/build-conformance.js";
 import { fromRoot } from "../../scripts/lib/paths.js";
-import { AjvCompiler } from "../../src/schema-validator.js";
+import { AjvCompiler } from "../../src/contract/schema-validator.js";
 import { hostileJsonValue } from "../support/hostile.js";
 import { asyncapi, exampleDeliveries } from "./deliveries.js";
 

@@ -10,9 +10,7 @@ import { WITHHELD_CHECK } from "../../../conformance/findings/withheld.js";
 import { HarRecorder, type HarExchange } from "../../../conformance/proxy/har.js";
 import { startProxy } from "../../../conformance/proxy/proxy.js";
 import type { ConformanceChecker } from "../../../conformance/run/open-checker.js";
-
-// A contract document is walked structurally.
-type Json = any;
+import type { Json } from "../../../src/contract/json.js";
 
 /** One exchange to replay: the request the client sends and the answer the service gives. */
 export interface Replayed {

@@ -1,4 +1,4 @@
-import type { FormPart, RecordedBody } from "./exchange.js";
+import type { FormPart, RecordedBody } from "./body.js";
 
 /** The boundary parameter of a multipart Content-Type, if any. */
 export function multipartBoundary(contentType: string | undefined): string | undefined {

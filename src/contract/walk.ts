@@ -1,8 +1,7 @@
+import type { Json } from "./json.js";
+
 // One walk over a contract document, for everything that collects the names it writes (the words a
 // report may show, the headers a recording may keep).
-
-// A contract document is walked structurally.
-type Json = any;
 
 /**
  * Visit every object (not array) reachable from `roots` once, iteratively: a `--spec` is input too, and

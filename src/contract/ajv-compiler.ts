@@ -1,2 +1,2 @@
 // The contract's schema compiler is shared with the webhook helpers, which sit in src/.
-export { AjvCompiler } from "../../src/schema-validator.js";
+export { AjvCompiler } from "./schema-validator.js";

@@ -1,5 +1,5 @@
-import type { Json } from "./contract-model.js";
-import { unescapeToken } from "../../src/json-pointer.js";
+import type { Json } from "./json.js";
+import { unescapeToken } from "./json-pointer.js";
 
 /** Follow local `$ref`s from a node of a bundled document, keeping track of where it really sits. */
 export function resolveRef(document: Json, node: Json, pointer: string): { node: Json; pointer: string } {

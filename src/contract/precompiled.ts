@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import type { ValidateFunction } from "ajv";
-import type { Json, SchemaCompiler } from "./contract-model.js";
+import type { Json } from "./json.js";
+import type { SchemaCompiler } from "./schema-compiler.js";
 
 /** The digest the build-time validators record of the contract they were generated from. */
 export function contractDigest(document: Json): string {
