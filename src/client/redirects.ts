@@ -3,7 +3,7 @@
 import { asConnectionError } from "./connection.js";
 import { type ApiError, ApiRequestError } from "./errors.js";
 import { SigningRequest } from "./signing-request.js";
-import type { Fetch } from "./transport.js";
+import type { Fetch } from "./fetch.js";
 
 /** One call of the client, as its errors name it and as its whole-request deadline reaches it. */
 export interface CallScope {

@@ -3,9 +3,9 @@ import { ApiRequestError } from "./errors.js";
 import { type CallScope, type Resign, sendFollowingRedirects } from "./redirects.js";
 import { backoffDelay, isRetryableStatus, type RetryOptions, retryAfterMs } from "./retry.js";
 import { SigningRequest } from "./signing-request.js";
+import type { Fetch } from "./fetch.js";
 
-/** A fetch: the init, when given, carries the abort signal of the client's deadline and `redirect: "manual"`. */
-export type Fetch = (input: Request, init?: RequestInit) => Promise<Response>;
+export type { Fetch };
 
 /** Sends one call's request: openapi-fetch's init extension, and the call it belongs to. */
 export type Send = (request: Request, ext: object | undefined, call: CallScope) => Promise<Response>;
