@@ -6,7 +6,7 @@
 // output (`build/`, `dist/`, site pages) are not checked.
 import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
-import { basename, dirname, join } from "node:path";
+import { basename, dirname } from "node:path";
 import { describe, expect, it } from "vitest";
 import { fromRoot, ROOT } from "../../scripts/lib/paths.js";
 
