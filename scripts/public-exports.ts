@@ -7,7 +7,7 @@
 //   npx tsx scripts/public-exports.ts --write  update the snapshot (a deliberate change of the API:
 //                                              say it in CHANGELOG.md)
 import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import ts from "typescript";
@@ -102,13 +102,22 @@ function runtimeNames(entries: Record<string, string>): Record<string, string[]>
   return Object.fromEntries(Object.entries(names).map(([k, v]) => [k, byCodeUnit(v)]));
 }
 
-/** The files npm packs (without the build output, which the JSON and pattern subpaths do not name). */
-function packedFiles(): string[] {
+/**
+ * The files npm would pack of the folders the JSON and pattern subpaths point into. npm lists them
+ * from a copy of those folders beside package.json, so that it never walks dist/, which the package
+ * build may be rewriting while this runs.
+ */
+function packedFiles(targets: string[], scratch: string): string[] {
+  const stage = join(scratch, "pack");
+  mkdirSync(stage);
+  const tops = new Set(["package.json", ...targets.map((t) => t.replace(/^\.\//, "").split("/")[0] ?? "")]);
+  for (const top of tops)
+    if (top && existsSync(fromRoot(top))) cpSync(fromRoot(top), join(stage, top), { recursive: true });
   const stdout = execFileSync(
     "npm",
     ["pack", "--dry-run", "--ignore-scripts", "--json", "--loglevel=error"],
     {
-      cwd: ROOT,
+      cwd: stage,
       env: QUIET_ENV,
       encoding: "utf8",
     },
@@ -144,7 +153,8 @@ export function readPublicSurface(): { surface: PublicSurface; problems: string[
         skipLibCheck: true,
       },
     );
-    const packed = packedFiles();
+    const targets = Object.values(manifest.exports).filter((t) => typeof t === "string");
+    const packed = packedFiles(targets, out);
     const problems: string[] = [];
     const exports: Record<string, SubpathSurface> = {};
     for (const [key, target] of Object.entries(manifest.exports)) {
