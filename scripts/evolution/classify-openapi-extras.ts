@@ -1,6 +1,6 @@
 // The parts of an OpenAPI operation that are not schemas of bodies or parameters: who may call it
 // (security requirements and the schemes they name), the headers of its answers, and the servers.
-import type { Audience } from "./classify.js";
+import type { Audience } from "./change.js";
 import { type Json, resolver } from "./schema-diff.js";
 
 const code = (text: string) => `\`${text}\``;

@@ -3,7 +3,7 @@
 // integrator who follows it breaks. Each such reference is one breaking change.
 import type { ArazzoFile } from "../arazzo/documents.js";
 import { unresolvedReferences } from "../arazzo/resolve.js";
-import type { ContractChange, ContractVersion } from "./classify.js";
+import type { ContractChange, ContractVersion } from "./change.js";
 
 /** A breaking change for every reference of the earlier workflows that the contract now does not resolve. */
 export function workflowChanges(before: ArazzoFile[] | undefined, after: ContractVersion): ContractChange[] {

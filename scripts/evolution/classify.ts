@@ -10,31 +10,10 @@ import {
 } from "./classify-openapi-extras.js";
 import { diffSchemas, type Json, resolver, type SchemaChange } from "./schema-diff.js";
 import { workflowChanges } from "./classify-workflows.js";
-import type { ArazzoFile } from "../arazzo/documents.js";
+import type { Audience, ContractChange, ContractVersion } from "./change.js";
 import { HTTP_METHODS } from "../lib/http-methods.js";
 
-/** Who a change may break. */
-export type Audience = "client" | "receiver";
-
-/** One change of the contract, named by operation or event and member, in words. */
-export interface ContractChange {
-  audience: Audience;
-  breaking: boolean;
-  /** The operation or event: `POST /api/v4/pep_checks`, `event \`completed\` of \`biometricWebhook\``. */
-  where: string;
-  /** The member as a reviewer reads it (`request body member \`reference\``), when there is one. */
-  member?: string;
-  /** The whole change in one sentence. */
-  text: string;
-}
-
-/** The bundled documents of one version; a document missing at that version is undefined. */
-export interface ContractVersion {
-  openapi?: Json;
-  asyncapi?: Json;
-  /** The workflows (arazzo/) of that version; a released workflow must still resolve. */
-  arazzo?: ArazzoFile[];
-}
+export type { Audience, ContractChange, ContractVersion } from "./change.js";
 
 type Direction = "read" | "write";
 

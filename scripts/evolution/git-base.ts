@@ -8,7 +8,7 @@ import { dirname, join } from "node:path";
 import { ASYNCAPI_SOURCE, bundleAsyncApi } from "../contract/asyncapi-bundle.js";
 import { bundleContract, OPENAPI_SOURCE } from "../contract/openapi-bundle.js";
 import { ARAZZO_DIR, isArazzoFile, loadArazzo } from "../arazzo/documents.js";
-import type { ContractVersion } from "./classify.js";
+import type { ContractVersion } from "./change.js";
 
 /** Unusable setup (no git, a ref this clone does not have): the check cannot say anything. */
 export class BaseError extends Error {}

@@ -6,8 +6,6 @@ export type { Json } from "../../src/contract/json.js";
 // depends on who reads: a narrower request breaks the client that writes it; a wider response or
 // payload breaks the client or receiver that reads it.
 
-/** A JSON value of a bundled contract. */
-
 /** Narrowed: values valid before are refused now. Widened: values refused before may come now. */
 export type Effect = "narrowed" | "widened" | "both" | "neutral";
 
@@ -84,144 +82,170 @@ const show = (v: Json) => JSON.stringify(v);
 const UPPER = ["maxLength", "maximum", "exclusiveMaximum", "maxItems", "maxProperties"];
 const LOWER = ["minLength", "minimum", "exclusiveMinimum", "minItems", "minProperties"];
 
+type Resolve = ReturnType<typeof resolver>;
+
+/** One comparison under way: where its changes go, and how it descends into a pair of subschemas. */
+interface Walk {
+  add(member: string, effect: Effect, what: string, kind?: SchemaChange["kind"]): void;
+  walk(o: Json, n: Json, member: string, depth: number): void;
+  resolveOld: Resolve;
+  resolveNew: Resolve;
+}
+
 /** Every difference between two schemas, walking properties, items and branches. */
 export function diffSchemas(
   oldSchema: Json,
   newSchema: Json,
-  resolveOld: ReturnType<typeof resolver>,
-  resolveNew: ReturnType<typeof resolver>,
+  resolveOld: Resolve,
+  resolveNew: Resolve,
 ): SchemaChange[] {
   const changes: SchemaChange[] = [];
   // Pairs of references already being compared up the walk: a recursive schema stops there.
   const seen = new Set<string>();
-
-  const walk = (o0: Json, n0: Json, member: string, depth: number): void => {
-    if (depth > MAX_DEPTH) return;
-    const o1 = resolveOld(o0);
-    const n1 = resolveNew(n0);
-    const pair = o1.ref && n1.ref ? `${o1.ref} ${n1.ref}` : undefined;
-    if (pair && seen.has(pair)) return;
-    if (pair) seen.add(pair);
-    try {
-      compare(flatten(o1.schema, resolveOld), flatten(n1.schema, resolveNew), member, depth);
-    } finally {
-      if (pair) seen.delete(pair);
-    }
-  };
-
-  const add = (member: string, effect: Effect, what: string, kind?: SchemaChange["kind"]) =>
-    changes.push({ member, effect, what, ...(kind ? { kind } : {}) });
-
-  const compare = (o: Json, n: Json, member: string, depth: number): void => {
-    // Alternatives: a schema without any is one alternative, so that wrapping a schema in
-    // oneOf [it, null] reads as "may now be null", not as a new schema.
-    if (branchesOf(o) || branchesOf(n)) {
-      const ob = branchesOf(o) ?? [o];
-      const nb = branchesOf(n) ?? [n];
-      const oKeys = ob.map((b) => branchKey(b, resolveOld));
-      const nKeys = nb.map((b) => branchKey(b, resolveNew));
-      const matched = new Set<number>();
-      for (const [i, b] of nb.entries()) {
-        // Same referenced schema first, then the same type, then the same position.
-        let j = oKeys.findIndex((k, x) => !matched.has(x) && k.ref !== undefined && k.ref === nKeys[i]!.ref);
-        if (j < 0) j = oKeys.findIndex((k, x) => !matched.has(x) && k.type === nKeys[i]!.type);
-        if (j < 0 && ob.length === nb.length && !matched.has(i)) j = i;
-        if (j < 0) add(member, "widened", `may now be ${branchLabel(b, resolveNew)}`);
-        else {
-          matched.add(j);
-          walk(ob[j], b, member, depth + 1);
-        }
+  const w: Walk = {
+    resolveOld,
+    resolveNew,
+    add: (member, effect, what, kind) => changes.push({ member, effect, what, ...(kind ? { kind } : {}) }),
+    walk: (o0, n0, member, depth) => {
+      if (depth > MAX_DEPTH) return;
+      const o1 = resolveOld(o0);
+      const n1 = resolveNew(n0);
+      const pair = o1.ref && n1.ref ? `${o1.ref} ${n1.ref}` : undefined;
+      if (pair && seen.has(pair)) return;
+      if (pair) seen.add(pair);
+      try {
+        compare(w, flatten(o1.schema, resolveOld), flatten(n1.schema, resolveNew), member, depth);
+      } finally {
+        if (pair) seen.delete(pair);
       }
-      for (const [j, b] of ob.entries())
-        if (!matched.has(j)) add(member, "narrowed", `may no longer be ${branchLabel(b, resolveOld)}`);
-      return;
-    }
-    // Types.
-    const ot = typesOf(o);
-    const nt = typesOf(n);
-    if (ot && !nt) add(member, "widened", `may now be of any type (was ${[...ot].join(" or ")})`);
-    else if (!ot && nt) add(member, "narrowed", `must now be ${[...nt].join(" or ")}`);
-    else if (ot && nt) {
-      const added = [...nt].filter((t) => !allows(ot, t));
-      const removed = [...ot].filter((t) => !allows(nt, t));
-      if (added.length) add(member, "widened", `may now be ${added.join(" or ")}`);
-      if (removed.length) add(member, "narrowed", `may no longer be ${removed.join(" or ")}`);
-    }
-
-    // Listed values.
-    const ov = valuesOf(o);
-    const nv = valuesOf(n);
-    if (ov && !nv) add(member, "widened", `is no longer limited to ${ov.map(show).join(", ")}`);
-    else if (!ov && nv) add(member, "narrowed", `is now limited to ${nv.map(show).join(", ")}`);
-    else if (ov && nv) {
-      const oldSet = new Set(ov.map(show));
-      const newSet = new Set(nv.map(show));
-      const added = [...newSet].filter((v) => !oldSet.has(v));
-      const removed = [...oldSet].filter((v) => !newSet.has(v));
-      if (added.length)
-        add(member, "widened", `has new value${added.length > 1 ? "s" : ""} ${added.join(", ")}`);
-      if (removed.length)
-        add(member, "narrowed", `lost value${removed.length > 1 ? "s" : ""} ${removed.join(", ")}`);
-    }
-
-    // Bounds, patterns and formats.
-    for (const key of [...UPPER, ...LOWER]) {
-      const a = o[key];
-      const b = n[key];
-      if (a === b) continue;
-      const upper = UPPER.includes(key);
-      if (a === undefined) add(member, "narrowed", `gained ${key} ${b}`);
-      else if (b === undefined) add(member, "widened", `lost ${key} ${a}`);
-      else add(member, b < a === upper ? "narrowed" : "widened", `${key} changed from ${a} to ${b}`);
-    }
-    for (const key of ["pattern", "format"]) {
-      if (o[key] === n[key]) continue;
-      if (o[key] === undefined) add(member, "narrowed", `gained ${key} ${show(n[key])}`);
-      else if (n[key] === undefined) add(member, "widened", `lost ${key} ${show(o[key])}`);
-      else add(member, "both", `${key} changed from ${show(o[key])} to ${show(n[key])}`);
-    }
-
-    // Members.
-    const op: Json = o.properties ?? {};
-    const np: Json = n.properties ?? {};
-    const oreq = new Set<string>(o.required ?? []);
-    const nreq = new Set<string>(n.required ?? []);
-    const closed = (s: Json) => s.additionalProperties === false || s.unevaluatedProperties === false;
-    for (const name of Object.keys(np)) {
-      if (Object.hasOwn(op, name)) continue;
-      const required = nreq.has(name);
-      add(
-        join(member, name),
-        required ? "narrowed" : closed(o) ? "widened" : "neutral",
-        required ? "is new and required" : "is new and optional",
-        required ? "required-added" : "member-added",
-      );
-    }
-    for (const name of Object.keys(op)) {
-      if (Object.hasOwn(np, name)) continue;
-      add(join(member, name), closed(n) ? "narrowed" : "widened", "was removed", "member-removed");
-    }
-    for (const name of nreq)
-      if (!oreq.has(name) && Object.hasOwn(op, name))
-        add(join(member, name), "narrowed", "is now required", "required-added");
-    for (const name of oreq)
-      if (!nreq.has(name) && Object.hasOwn(np, name))
-        add(join(member, name), "widened", "is no longer required", "required-removed");
-    if (!closed(o) && closed(n))
-      add(member, "narrowed", "no longer allows members the contract does not name");
-    if (closed(o) && !closed(n)) add(member, "widened", "now allows members the contract does not name");
-    for (const name of Object.keys(op))
-      if (Object.hasOwn(np, name)) walk(op[name], np[name], join(member, name), depth + 1);
-
-    // Items and free-form members.
-    if (o.items && n.items) walk(o.items, n.items, `${member}[]`, depth + 1);
-    const oa = o.additionalProperties;
-    const na = n.additionalProperties;
-    if (oa && na && typeof oa === "object" && typeof na === "object") walk(oa, na, `${member}.*`, depth + 1);
+    },
   };
-
-  walk(oldSchema, newSchema, "", 0);
+  w.walk(oldSchema, newSchema, "", 0);
   return changes;
+}
+
+/** The differences of two flattened schemas at one member, in the order a reviewer reads them. */
+function compare(w: Walk, o: Json, n: Json, member: string, depth: number): void {
+  // Alternatives: a schema without any is one alternative, so that wrapping a schema in
+  // oneOf [it, null] reads as "may now be null", not as a new schema.
+  if (branchesOf(o) || branchesOf(n)) return compareBranches(w, o, n, member, depth);
+  compareTypes(w, o, n, member);
+  compareValues(w, o, n, member);
+  compareBounds(w, o, n, member);
+  compareMembers(w, o, n, member, depth);
+  // Items and free-form members.
+  if (o.items && n.items) w.walk(o.items, n.items, `${member}[]`, depth + 1);
+  const oa = o.additionalProperties;
+  const na = n.additionalProperties;
+  if (oa && na && typeof oa === "object" && typeof na === "object") w.walk(oa, na, `${member}.*`, depth + 1);
+}
+
+/** Alternatives (oneOf, anyOf) paired old to new; an unpaired one was added or removed. */
+function compareBranches(w: Walk, o: Json, n: Json, member: string, depth: number): void {
+  const ob = branchesOf(o) ?? [o];
+  const nb = branchesOf(n) ?? [n];
+  const oKeys = ob.map((b) => branchKey(b, w.resolveOld));
+  const nKeys = nb.map((b) => branchKey(b, w.resolveNew));
+  const matched = new Set<number>();
+  for (const [i, b] of nb.entries()) {
+    // Same referenced schema first, then the same type, then the same position.
+    let j = oKeys.findIndex((k, x) => !matched.has(x) && k.ref !== undefined && k.ref === nKeys[i]!.ref);
+    if (j < 0) j = oKeys.findIndex((k, x) => !matched.has(x) && k.type === nKeys[i]!.type);
+    if (j < 0 && ob.length === nb.length && !matched.has(i)) j = i;
+    if (j < 0) w.add(member, "widened", `may now be ${branchLabel(b, w.resolveNew)}`);
+    else {
+      matched.add(j);
+      w.walk(ob[j], b, member, depth + 1);
+    }
+  }
+  for (const [j, b] of ob.entries())
+    if (!matched.has(j)) w.add(member, "narrowed", `may no longer be ${branchLabel(b, w.resolveOld)}`);
+}
+
+/** The types allowed. */
+function compareTypes(w: Walk, o: Json, n: Json, member: string): void {
+  const ot = typesOf(o);
+  const nt = typesOf(n);
+  if (ot && !nt) w.add(member, "widened", `may now be of any type (was ${[...ot].join(" or ")})`);
+  else if (!ot && nt) w.add(member, "narrowed", `must now be ${[...nt].join(" or ")}`);
+  else if (ot && nt) {
+    const added = [...nt].filter((t) => !allows(ot, t));
+    const removed = [...ot].filter((t) => !allows(nt, t));
+    if (added.length) w.add(member, "widened", `may now be ${added.join(" or ")}`);
+    if (removed.length) w.add(member, "narrowed", `may no longer be ${removed.join(" or ")}`);
+  }
+}
+
+/** The values listed (enum, const). */
+function compareValues(w: Walk, o: Json, n: Json, member: string): void {
+  const ov = valuesOf(o);
+  const nv = valuesOf(n);
+  if (ov && !nv) w.add(member, "widened", `is no longer limited to ${ov.map(show).join(", ")}`);
+  else if (!ov && nv) w.add(member, "narrowed", `is now limited to ${nv.map(show).join(", ")}`);
+  else if (ov && nv) {
+    const oldSet = new Set(ov.map(show));
+    const newSet = new Set(nv.map(show));
+    const added = [...newSet].filter((v) => !oldSet.has(v));
+    const removed = [...oldSet].filter((v) => !newSet.has(v));
+    if (added.length)
+      w.add(member, "widened", `has new value${added.length > 1 ? "s" : ""} ${added.join(", ")}`);
+    if (removed.length)
+      w.add(member, "narrowed", `lost value${removed.length > 1 ? "s" : ""} ${removed.join(", ")}`);
+  }
+}
+
+/** Bounds, patterns and formats. */
+function compareBounds(w: Walk, o: Json, n: Json, member: string): void {
+  for (const key of [...UPPER, ...LOWER]) {
+    const a = o[key];
+    const b = n[key];
+    if (a === b) continue;
+    const upper = UPPER.includes(key);
+    if (a === undefined) w.add(member, "narrowed", `gained ${key} ${b}`);
+    else if (b === undefined) w.add(member, "widened", `lost ${key} ${a}`);
+    else w.add(member, b < a === upper ? "narrowed" : "widened", `${key} changed from ${a} to ${b}`);
+  }
+  for (const key of ["pattern", "format"]) {
+    if (o[key] === n[key]) continue;
+    if (o[key] === undefined) w.add(member, "narrowed", `gained ${key} ${show(n[key])}`);
+    else if (n[key] === undefined) w.add(member, "widened", `lost ${key} ${show(o[key])}`);
+    else w.add(member, "both", `${key} changed from ${show(o[key])} to ${show(n[key])}`);
+  }
+}
+
+const closed = (s: Json) => s.additionalProperties === false || s.unevaluatedProperties === false;
+
+/** Named members: added, removed, required or not, and then each kept member walked. */
+function compareMembers(w: Walk, o: Json, n: Json, member: string, depth: number): void {
+  const op: Json = o.properties ?? {};
+  const np: Json = n.properties ?? {};
+  const oreq = new Set<string>(o.required ?? []);
+  const nreq = new Set<string>(n.required ?? []);
+  for (const name of Object.keys(np)) {
+    if (Object.hasOwn(op, name)) continue;
+    const required = nreq.has(name);
+    w.add(
+      join(member, name),
+      required ? "narrowed" : closed(o) ? "widened" : "neutral",
+      required ? "is new and required" : "is new and optional",
+      required ? "required-added" : "member-added",
+    );
+  }
+  for (const name of Object.keys(op)) {
+    if (Object.hasOwn(np, name)) continue;
+    w.add(join(member, name), closed(n) ? "narrowed" : "widened", "was removed", "member-removed");
+  }
+  for (const name of nreq)
+    if (!oreq.has(name) && Object.hasOwn(op, name))
+      w.add(join(member, name), "narrowed", "is now required", "required-added");
+  for (const name of oreq)
+    if (!nreq.has(name) && Object.hasOwn(np, name))
+      w.add(join(member, name), "widened", "is no longer required", "required-removed");
+  if (!closed(o) && closed(n))
+    w.add(member, "narrowed", "no longer allows members the contract does not name");
+  if (closed(o) && !closed(n)) w.add(member, "widened", "now allows members the contract does not name");
+  for (const name of Object.keys(op))
+    if (Object.hasOwn(np, name)) w.walk(op[name], np[name], join(member, name), depth + 1);
 }
 
 const branchesOf = (s: Json): Json[] | undefined =>

@@ -25,7 +25,12 @@ export const STEPS: BuildStep[] = [
     name: "client",
     script: "generate",
     inputs: [...COMMON, "generated/openapi.json"],
-    outputs: ["generated/types.ts", "generated/operations.ts", "generated/manifest.json"],
+    outputs: [
+      "generated/types.ts",
+      "generated/operations.ts",
+      "generated/manifest.json",
+      "generated/README.md",
+    ],
   },
   {
     name: "sandbox-control",
