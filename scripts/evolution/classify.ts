@@ -10,7 +10,7 @@ import {
 } from "./classify-openapi-extras.js";
 import { diffSchemas, type Json, resolver, type SchemaChange } from "./schema-diff.js";
 import { workflowChanges } from "./classify-workflows.js";
-import type { ArazzoFile } from "../arazzo/documents.js";
+import type { ArazzoFile } from "../../src/arazzo/documents.js";
 import { HTTP_METHODS } from "../lib/http-methods.js";
 
 /** Who a change may break. */
