@@ -4,7 +4,8 @@ import { AUTH_VARIANTS } from "./credentials.js";
 import { exampleParams, type ProbeOperation } from "./contract-operations.js";
 import { formMutations, jsonMutations, type Mutation } from "./mutations.js";
 import { exampleBody } from "./request-body.js";
-import type { Phase, ProbeCase, ProbeSession } from "./run-probe.js";
+import type { Phase, ProbeCase } from "./probe-case.js";
+import type { ProbeSession } from "./session.js";
 import { isLoopback, unknownId } from "./safety.js";
 
 /** The statuses that say a request body is at fault. */

@@ -3,8 +3,43 @@
 import type { ActiveFinding } from "./active-report.js";
 import type { ProbeOperation } from "./contract-operations.js";
 import { exampleParams } from "./contract-operations.js";
-import type { Expectation, ProbeCase, ProbeSession, Sent } from "./run-probe.js";
+import type { Expectation, Phase, ProbeCase, Sent } from "./probe-case.js";
+import { evaluate } from "./runtime-expression.js";
 import { unknownId } from "./safety.js";
+import type { ProbeSession } from "./session.js";
+
+/** A link's value longer than this is not followed (no id is this long). */
+const MAX_LINK_VALUE = 256;
+
+/** The case a link of a sent request leads to, or undefined when the link or a parameter is missing. */
+function follow(
+  session: ProbeSession,
+  from: Sent,
+  linkName: string,
+  phase: Phase,
+  label: string,
+  expect: Expectation,
+  byId: Map<string, ProbeOperation>,
+): ProbeCase | undefined {
+  const status = String(from.answer.status);
+  const link = (from.probeCase.op.links.get(status) ?? from.probeCase.op.links.get("200"))?.find(
+    (l) => l.name === linkName,
+  );
+  const target = link && byId.get(link.operationId);
+  if (!link || !target) return undefined;
+  const params = new Map<string, string>();
+  for (const [name, expression] of link.parameters) {
+    const value = evaluate(expression, {
+      pathParams: from.probeCase.params,
+      requestHeaders: from.requestHeaders,
+      responseHeaders: from.answer.headers,
+      responseBody: from.json,
+    });
+    if (value === undefined || value.length > MAX_LINK_VALUE) return undefined;
+    params.set(name, value);
+  }
+  return { phase, case: label, op: target, params, ...session.bodyFor(target), credentials: "valid", expect };
+}
 
 /** A step: the link to follow from the previous step's answer, and what its answer must be. */
 interface Step {
@@ -128,7 +163,8 @@ export function statefulFlows(
       const sent: Sent[] = [first];
       for (const step of flow.steps) {
         const from = step.from === undefined ? sent[sent.length - 1]! : sent[step.from]!;
-        const next = session.follow(
+        const next = follow(
+          session,
           from,
           step.link,
           "stateful",

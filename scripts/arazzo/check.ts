@@ -16,7 +16,7 @@ import {
   type StepAt,
   stepName,
   steps,
-} from "./documents.js";
+} from "../../src/arazzo/documents.js";
 import { type ExpressionScope, expectedStatuses, textProblems } from "./expressions.js";
 import { at, unresolvedReferences } from "./resolve.js";
 import { hasMember } from "./schema-path.js";

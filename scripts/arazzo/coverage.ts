@@ -1,7 +1,7 @@
 // Coverage of the contract by the workflows: every operation is a step of one, every event is
 // awaited by one, except the events the document sends outside any journey a caller starts.
 import type { Json } from "../lib/json-ref.js";
-import { type ArazzoFile, receives, record, steps } from "./documents.js";
+import { type ArazzoFile, receives, record, steps } from "../../src/arazzo/documents.js";
 import { openApiOperationIds } from "./resolve.js";
 
 /**

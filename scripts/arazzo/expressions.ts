@@ -2,7 +2,7 @@
 // correlation of an awaited event): each must name something that exists, and a literal compared
 // with a member must be a value that member allows.
 import type { Json } from "../lib/json-ref.js";
-import { show } from "./documents.js";
+import { show } from "../../src/arazzo/documents.js";
 import { mayHold, schemasAtPointer } from "./schema-path.js";
 
 /** What an expression of one step may refer to. */

@@ -3,7 +3,7 @@
 // bundles; the breaking-change gate checks the released workflows against the contract now.
 import { type Json, resolveRef } from "../lib/json-ref.js";
 import { HTTP_METHODS } from "../lib/http-methods.js";
-import { type ArazzoFile, receives, record, show, steps } from "./documents.js";
+import { type ArazzoFile, receives, record, show, steps } from "../../src/arazzo/documents.js";
 
 /** A reference of a workflow that the contract does not answer. */
 export interface Unresolved {

@@ -1,7 +1,7 @@
 // The words of a contract change: who it may break, where, and the versions compared. Its own file
 // so that the classifiers of each part of the contract import it without importing classify.ts.
 import type { Json } from "../../src/contract/json.js";
-import type { ArazzoFile } from "../arazzo/documents.js";
+import type { ArazzoFile } from "../../src/arazzo/documents.js";
 
 /** Who a change may break. */
 export type Audience = "client" | "receiver";

@@ -1,7 +1,7 @@
 // The released workflows (arazzo/) against the contract now: a workflow whose step calls an
 // operation, or awaits an event, that the contract no longer has cannot run any more, so an
 // integrator who follows it breaks. Each such reference is one breaking change.
-import type { ArazzoFile } from "../arazzo/documents.js";
+import type { ArazzoFile } from "../../src/arazzo/documents.js";
 import { unresolvedReferences } from "../arazzo/resolve.js";
 import type { ContractChange, ContractVersion } from "./change.js";
 

@@ -7,7 +7,8 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { ASYNCAPI_SOURCE, bundleAsyncApi } from "../contract/asyncapi-bundle.js";
 import { bundleContract, OPENAPI_SOURCE } from "../contract/openapi-bundle.js";
-import { ARAZZO_DIR, isArazzoFile, loadArazzo } from "../arazzo/documents.js";
+import { ARAZZO_DIR, isArazzoFile } from "../../src/arazzo/documents.js";
+import { loadArazzo } from "../arazzo/load-yaml.js";
 import type { ContractVersion } from "./change.js";
 
 /** Unusable setup (no git, a ref this clone does not have): the check cannot say anything. */

@@ -5,7 +5,8 @@ import { dirname, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { checkArazzo } from "../../scripts/arazzo/check.js";
 import { NOT_AWAITED, asyncApiMessages, uncovered } from "../../scripts/arazzo/coverage.js";
-import { loadArazzo, receives, steps } from "../../scripts/arazzo/documents.js";
+import { receives, steps } from "../../src/arazzo/documents.js";
+import { loadArazzo } from "../../scripts/arazzo/load-yaml.js";
 import { lintContract } from "../../scripts/contract/openapi-bundle.js";
 import { fromRoot, ROOT } from "../../scripts/lib/paths.js";
 import {

@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { parse, stringify } from "yaml";
-import { loadArazzo } from "../../scripts/arazzo/documents.js";
+import { loadArazzo } from "../../scripts/arazzo/load-yaml.js";
 import { isRecordedBy } from "../../scripts/evolution/changelog.js";
 import { workflowChanges } from "../../scripts/evolution/classify-workflows.js";
 import { fromRoot, ROOT } from "../../scripts/lib/paths.js";

@@ -1,10 +1,8 @@
-// The hand-authored Arazzo documents (arazzo/*.arazzo.yaml): finding, reading and walking them.
+// The hand-authored Arazzo documents (arazzo/*.arazzo.yaml): their names and how to walk them.
 // Arazzo 1.0.1 has no event steps, so an awaited webhook is an `x-receive` entry on the step after
-// whose request the service sends it (arazzo/README.md).
-import { readdirSync, readFileSync } from "node:fs";
-import { join } from "node:path";
-import { parse } from "yaml";
-import type { Json } from "../lib/json-ref.js";
+// whose request the service sends it (arazzo/README.md). Reading the YAML is build and test time
+// (scripts/arazzo/load-yaml.ts); at run time the documents come from generated/arazzo.json.
+import type { Json } from "../contract/json.js";
 
 /** Where the Arazzo documents live, in the repository and in the package. */
 export const ARAZZO_DIR = "arazzo";
@@ -21,24 +19,6 @@ export interface ArazzoFile {
 
 /** Whether a file name is an Arazzo document's (`*.arazzo.yaml`). */
 export const isArazzoFile = (name: string): boolean => name.endsWith(".arazzo.yaml");
-
-/** Read every Arazzo document under `root` (the repository, or a checkout of it). */
-export function loadArazzo(root: string): ArazzoFile[] {
-  const dir = join(root, ARAZZO_DIR);
-  return readdirSync(dir)
-    .filter(isArazzoFile)
-    .sort()
-    .map((name) => parseArazzo(`${ARAZZO_DIR}/${name}`, readFileSync(join(dir, name), "utf8")));
-}
-
-/** Parse one document's text; a document that is not YAML is an error naming the file. */
-export function parseArazzo(path: string, text: string): ArazzoFile {
-  try {
-    return { path, document: parse(text) };
-  } catch (error) {
-    throw new Error(`${path} is not valid YAML: ${(error as Error).message}`, { cause: error });
-  }
-}
 
 /** An API step of a workflow, with where it sits. */
 export interface StepAt {

@@ -1,0 +1,87 @@
+// What the probe's phases are made of: the options, one request (a case) and what it expects, and a
+// request sent with its answer. Kept apart from the session so that the phases' case makers and the
+// session import these types, never each other.
+import type { Json } from "../../src/contract/json.js";
+import type { HarRecorder } from "../proxy/har.js";
+import type { ActiveResult } from "./active-report.js";
+import type { ApiCredentials, CredentialVariant } from "./credentials.js";
+import type { Answer } from "./http-send.js";
+import type { ProbeOperation } from "./contract-operations.js";
+import type { BodyBytes } from "./request-body.js";
+
+/** The phases, in the order they run. */
+export const PHASES = ["examples", "negative", "auth", "stateful"] as const;
+/** A phase of the probe. */
+export type Phase = (typeof PHASES)[number];
+
+/** What to probe and how. */
+export interface ProbeOptions {
+  baseUrl: URL;
+  credentials?: ApiCredentials;
+  phases: Phase[];
+  /** Only these operations (all when undefined). */
+  operations?: Set<string>;
+  seed: number;
+  /** Requests sent at most. */
+  maxRequests: number;
+  /** Once this many requests have failed, no more are sent. */
+  maxFailures?: number;
+  concurrency: number;
+  /** Only safe methods (GET). */
+  readOnly: boolean;
+  timeoutMs: number;
+  recorder?: HarRecorder;
+  /** The contract (the bundled one by default). */
+  document?: Json;
+  onResult?: (result: ActiveResult) => void;
+}
+
+/** What a request expects beyond the suite's checks. */
+export type Expectation =
+  | { kind: "any" }
+  | { kind: "accepted"; check: string }
+  | { kind: "client-error"; check: string }
+  | { kind: "status"; status: number; check: string; code?: string }
+  | { kind: "not-status"; status: number; check: string };
+
+/** One request of the probe. */
+export interface ProbeCase {
+  phase: Phase;
+  case: string;
+  op: ProbeOperation;
+  params: Map<string, string>;
+  body?: BodyBytes;
+  credentials: CredentialVariant;
+  extraHeaders?: [string, string][];
+  expect: Expectation;
+}
+
+/** A request sent and its answer, for a flow's next step. */
+export interface Sent {
+  probeCase: ProbeCase;
+  answer: Answer;
+  result: ActiveResult;
+  requestHeaders: Map<string, string>;
+  /** The answer's JSON body, when it had one. */
+  json: unknown;
+  /** The reproducer of this request. */
+  reproduce: () => string;
+}
+
+/** The marker every record the probe creates carries in its `reference`. */
+export const probeMarker = (seed: number): string => `idv-conformance-probe-run-${seed}`;
+
+/** Whether a method changes nothing (what --read-only allows). */
+export const isSafeMethod = (method: string): boolean => method === "GET" || method === "HEAD";
+
+/** A small seeded generator (mulberry32): the same seed makes the same choices. */
+export function seededRandom(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
