@@ -1,6 +1,6 @@
 // Valid exchanges built from the contract's own examples: every operation, every documented status,
 // every example. They are the base of the benchmark corpus and of the conformance tests.
-import { isJsonMediaType } from "../conformance/checks/contract-model.js";
+import { isJsonEssence } from "../src/contract/media-type.js";
 import type { Exchange, HeaderMap, RecordedBody } from "../conformance/traffic/exchange.js";
 import { resolveRef as deref } from "../scripts/lib/json-ref.js";
 import type { Json } from "../src/contract/json.js";
@@ -75,7 +75,7 @@ function multipart(example: Json, boundary: string): string {
 }
 
 function bodyOf(value: Json, mediaType: string): RecordedBody {
-  if (isJsonMediaType(mediaType)) return { kind: "text", text: JSON.stringify(value) };
+  if (isJsonEssence(mediaType)) return { kind: "text", text: JSON.stringify(value) };
   return { kind: "text", text: String(value) };
 }
 

@@ -12,7 +12,7 @@ import { join } from "node:path";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildIndependentCorpus } from "../../bench/corpus-independent.js";
-import { RouteTable } from "../../conformance/checks/route-table.js";
+import { RouteTable } from "../../src/contract/router.js";
 import { runProbe } from "../../conformance/probe/run-probe.js";
 import { openConformanceChecker } from "../../conformance/run/open-checker.js";
 import { loadOpenApi } from "../support/contract.js";
