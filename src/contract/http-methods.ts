@@ -6,3 +6,8 @@ export const HTTP_METHODS = ["get", "put", "post", "delete", "options", "head", 
 
 /** One of a Path Item Object's operation members. */
 export type HttpMethod = (typeof HTTP_METHODS)[number];
+
+const METHOD_SET: ReadonlySet<string> = new Set(HTTP_METHODS);
+
+/** Whether a path item's key names an operation. */
+export const isHttpMethod = (key: string): boolean => METHOD_SET.has(key);
