@@ -1,11 +1,10 @@
 // Valid exchanges built from the contract's own examples: every operation, every documented status,
 // every example. They are the base of the benchmark corpus and of the conformance tests.
-import { isJsonMediaType } from "../conformance/checks/contract-model.js";
+import { HTTP_METHODS } from "../src/contract/http-methods.js";
+import { isJsonEssence } from "../src/contract/media-type.js";
 import type { Exchange, HeaderMap, RecordedBody } from "../conformance/traffic/exchange.js";
 import { resolveRef as deref } from "../scripts/lib/json-ref.js";
 import type { Json } from "../src/contract/json.js";
-
-const METHODS = ["get", "put", "post", "delete", "patch"] as const;
 
 /** A valid exchange and what it exercises. */
 export interface ExampleExchange {
@@ -75,7 +74,7 @@ function multipart(example: Json, boundary: string): string {
 }
 
 function bodyOf(value: Json, mediaType: string): RecordedBody {
-  if (isJsonMediaType(mediaType)) return { kind: "text", text: JSON.stringify(value) };
+  if (isJsonEssence(mediaType)) return { kind: "text", text: JSON.stringify(value) };
   return { kind: "text", text: String(value) };
 }
 
@@ -83,7 +82,7 @@ function bodyOf(value: Json, mediaType: string): RecordedBody {
 export function exampleExchanges(document: Json): ExampleExchange[] {
   const out: ExampleExchange[] = [];
   for (const [template, item] of Object.entries<Json>(document.paths ?? {})) {
-    for (const method of METHODS) {
+    for (const method of HTTP_METHODS) {
       const op = item[method];
       if (!op) continue;
       const parameters = [...(item.parameters ?? []), ...(op.parameters ?? [])].map((p) =>

@@ -7,6 +7,7 @@ import { resolveRef as deref } from "../scripts/lib/json-ref.js";
 import type { PlainExchange } from "./corpus-reference.js";
 import { seededRandom } from "./seeded-random.js";
 import type { Json } from "../src/contract/json.js";
+import { HTTP_METHODS } from "../src/contract/http-methods.js";
 
 /** What the corpus is made of, for the benchmark's description. */
 export interface CorpusStats {
@@ -27,7 +28,6 @@ export interface Operation {
   parameters: Json[];
 }
 
-const METHODS = ["get", "put", "post", "delete", "patch"];
 const ORIGINS = ["https://idv.example.com", "https://api.idv.example.net", "http://10.0.0.12:8080"];
 
 /** A header name as clients write it: Canonical-Case most often, lower or upper case sometimes. */
@@ -47,7 +47,7 @@ const pdf = (r: () => number): Buffer =>
 function operationsOf(document: Json): Operation[] {
   const operations: Operation[] = [];
   for (const [template, item] of Object.entries<Json>(document.paths ?? {}))
-    for (const method of METHODS) {
+    for (const method of HTTP_METHODS) {
       if (!item[method]) continue;
       const parameters = [...(item.parameters ?? []), ...(item[method].parameters ?? [])].map((p: Json) =>
         deref(document, p),

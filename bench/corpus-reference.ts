@@ -7,6 +7,7 @@ import Ajv2020 from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
 import { resolveRef as deref } from "../scripts/lib/json-ref.js";
 import type { Json } from "../src/contract/json.js";
+import { HTTP_METHODS } from "../src/contract/http-methods.js";
 
 /** One recorded exchange in the corpus' own plain shape (what the NDJSON line holds). */
 export interface PlainExchange {
@@ -18,8 +19,6 @@ export interface PlainExchange {
   responseHeaders: [string, string][];
   responseBody?: Buffer;
 }
-
-const METHODS = ["get", "put", "post", "delete", "patch"];
 
 const header = (headers: [string, string][], name: string): string | undefined =>
   headers.find(([n]) => n.toLowerCase() === name.toLowerCase())?.[1];
@@ -49,7 +48,7 @@ export class ReferenceValidator {
         names.push(n);
         return "([^/]+)";
       });
-      for (const method of METHODS) {
+      for (const method of HTTP_METHODS) {
         if (!item[method]) continue;
         const itemPointer = `/paths/${template.replace(/~/g, "~0").replace(/\//g, "~1")}`;
         const pointer = `${itemPointer}/${method}`;

@@ -62,6 +62,8 @@ export class Vocabulary {
           for (const name of value) if (typeof name === "string") this.words.add(name);
         } else if (key === "name" && typeof value === "string" && ("in" in node || node.type === "apiKey"))
           this.words.add(value);
+        // An http security scheme names its header by its type (SecurityScheme.header).
+        else if (key === "type" && value === "http" && "scheme" in node) this.words.add("Authorization");
         else if (key === "enum" && Array.isArray(value)) {
           for (const v of value) if (typeof v === "string") this.values.add(v);
         } else if (key === "const" && typeof value === "string") this.values.add(value);

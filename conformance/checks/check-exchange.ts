@@ -7,7 +7,7 @@ import type {
   ParameterModel,
   ResponseModel,
 } from "./contract-model.js";
-import { isJsonMediaType } from "./contract-model.js";
+import { isJsonEssence } from "../../src/contract/media-type.js";
 import { DescribedMembers } from "./described-members.js";
 import {
   type Exchange,
@@ -265,7 +265,7 @@ export class ExchangeChecker {
       headersRecorded,
     );
     if (!media) return;
-    if (isJsonMediaType(media.mediaType)) {
+    if (isJsonEssence(media.mediaType)) {
       const value = parseJson(body);
       if (value === NOT_JSON) {
         findings.fail(
@@ -496,7 +496,7 @@ export class ExchangeChecker {
     let shapeBroken = false;
     // Parsed once, here or by the body check, whichever needs it first.
     let parsed: { value: unknown } | undefined;
-    if (status >= 400 && op.errorShape && body && !isEmptyBody(body) && essence && isJsonMediaType(essence)) {
+    if (status >= 400 && op.errorShape && body && !isEmptyBody(body) && essence && isJsonEssence(essence)) {
       const value = parseJson(body);
       parsed = { value };
       if (value !== NOT_JSON) {
@@ -598,7 +598,7 @@ export class ExchangeChecker {
       headersRecorded,
     );
     if (!media) return;
-    if (isJsonMediaType(media.mediaType)) {
+    if (isJsonEssence(media.mediaType)) {
       const value = parsed ? parsed.value : parseJson(body);
       if (value === NOT_JSON) {
         findings.fail(

@@ -1,15 +1,17 @@
 import type { ValidateFunction } from "ajv";
-import { RouteTable } from "./route-table.js";
-import { ownMember, resolveRef } from "../../src/contract/resolve-ref.js";
-import { isJsonMediaType } from "../traffic/media.js";
-import { escapeToken } from "../../src/contract/json-pointer.js";
+import { isJsonEssence } from "../../src/contract/media-type.js";
+import {
+  type ContractMedia,
+  type ContractOperation,
+  contractOperations,
+} from "../../src/contract/operations.js";
+import { resolveRef } from "../../src/contract/resolve-ref.js";
+import { RouteTable } from "../../src/contract/router.js";
 import type { Json } from "../../src/contract/json.js";
 import type { SchemaCompiler } from "../../src/contract/schema-compiler.js";
 
 export type { SchemaCompiler };
 export type { Json } from "../../src/contract/json.js";
-
-const HTTP_METHODS = ["get", "put", "post", "delete", "options", "head", "patch", "trace"] as const;
 
 /** A media type of a body, with the JSON pointer of its schema in the document. */
 export interface MediaModel {
@@ -69,9 +71,12 @@ export interface OperationModel {
   pointer: string;
   method: string;
   template: string;
-  /** The pointers of the security schemes of each alternative of the security requirement. */
+  /**
+   * The pointers of the security schemes of each alternative of the security requirement that travel
+   * in a header, item for item with `security`: coverage credits only a scheme the check has seen.
+   */
   securitySchemes: string[][];
-  /** Each alternative of the security requirement, as the header names it needs. */
+  /** Each alternative of the security requirement, as the header names it needs (see SecurityScheme.header). */
   security: string[][];
   /** The same names lower-cased, as recorded headers are keyed. */
   securityLower: string[][];
@@ -107,18 +112,7 @@ export class ContractModel {
     private readonly compiler: SchemaCompiler,
     basePaths: string[] = [],
   ) {
-    const schemes = document.components?.securitySchemes ?? {};
-    for (const [template, rawItem] of Object.entries<Json>(document.paths ?? {})) {
-      const item = this.resolve(rawItem, `/paths/${escapeToken(template)}`);
-      for (const method of HTTP_METHODS) {
-        const op = item.node[method];
-        if (!op) continue;
-        const pointer = `${item.pointer}/${method}`;
-        this.operations.push(
-          this.operation(template, method, op, pointer, [...(item.node.parameters ?? [])], schemes),
-        );
-      }
-    }
+    for (const op of contractOperations(document)) this.operations.push(this.operation(op));
     const serverPaths = (document.servers ?? []).map((s: Json) => serverPath(String(s.url ?? "")));
     this.routes = new RouteTable(
       this.operations.map((o) => ({ template: o.template, method: o.method, target: o })),
@@ -156,102 +150,64 @@ export class ContractModel {
     return resolveRef(this.document, node, pointer);
   }
 
-  private media(content: Json, pointer: string): MediaModel[] {
-    return Object.entries<Json>(content ?? {}).map(([mediaType, m]) => ({
-      mediaType: mediaType.toLowerCase(),
-      schemaPointer: `${pointer}/${escapeToken(mediaType)}/schema`,
-      schema: m?.schema,
+  private media(content: ContractMedia[]): MediaModel[] {
+    return content.map((m) => ({
+      mediaType: m.mediaType.toLowerCase(),
+      schemaPointer: m.schemaPointer,
+      schema: m.schema,
       // Present from the start so every model keeps one shape when they are filled in.
       validate: undefined,
       resolved: undefined,
     }));
   }
 
-  private operation(
-    template: string,
-    method: string,
-    op: Json,
-    pointer: string,
-    pathParameters: Json[],
-    schemes: Json,
-  ): OperationModel {
-    const parameters = new Map<string, ParameterModel>();
-    const addParameters = (list: Json[], base: string) =>
-      list.forEach((raw, i) => {
-        const { node, pointer: at } = this.resolve(raw, `${base}/${i}`);
-        parameters.set(`${node.in}:${node.name}`, {
-          name: node.name,
-          pointer: at,
-          in: node.in,
-          required: node.in === "path" || node.required === true,
-          schemaPointer: node.schema ? `${at}/schema` : undefined,
-          headerName: String(node.name).toLowerCase(),
-          array: [node.schema?.type].flat().includes("array"),
-          coercion: coercionOf(node.schema),
-          itemCoercion: coercionOf(node.schema?.items),
-          validate: undefined,
-        });
-      });
-    addParameters(pathParameters, `${pointer.slice(0, pointer.lastIndexOf("/"))}/parameters`);
-    // Operation-level parameters override path-level ones of the same name and location.
-    addParameters(op.parameters ?? [], `${pointer}/parameters`);
-
-    let requestBody: OperationModel["requestBody"];
-    if (op.requestBody) {
-      const body = this.resolve(op.requestBody, `${pointer}/requestBody`);
-      requestBody = {
-        required: body.node.required === true,
-        media: this.media(body.node.content, `${body.pointer}/content`),
-      };
-    }
-
+  private operation(op: ContractOperation): OperationModel {
+    const parameters = op.parameters.map(({ node, pointer: at }): ParameterModel => ({
+      name: node.name,
+      pointer: at,
+      in: node.in,
+      required: node.in === "path" || node.required === true,
+      schemaPointer: node.schema ? `${at}/schema` : undefined,
+      headerName: String(node.name).toLowerCase(),
+      array: [node.schema?.type].flat().includes("array"),
+      coercion: coercionOf(node.schema),
+      itemCoercion: coercionOf(node.schema?.items),
+      validate: undefined,
+    }));
+    const requestBody = op.requestBody && {
+      required: op.requestBody.required,
+      media: this.media(op.requestBody.content),
+    };
     const responses = new Map<string, ResponseModel>();
-    for (const [key, raw] of Object.entries<Json>(op.responses ?? {})) {
-      const location = `${pointer}/responses/${escapeToken(key)}`;
-      const response = this.resolve(raw, location);
-      const headers = Object.entries<Json>(response.node.headers ?? {}).map(([name, rawHeader]) => {
-        const header = this.resolve(rawHeader, `${response.pointer}/headers/${escapeToken(name)}`);
-        return {
-          name,
-          location: `${location}/headers/${escapeToken(name)}`,
-          lowerName: name.toLowerCase(),
-          required: header.node.required === true,
-          schemaPointer: header.node.schema ? `${header.pointer}/schema` : undefined,
-          validate: undefined,
-        };
-      });
-      responses.set(key.toUpperCase(), {
-        key,
-        location,
+    for (const response of op.responses) {
+      const headers = response.headers.map((header) => ({
+        name: header.name,
+        location: header.location,
+        lowerName: header.name.toLowerCase(),
+        required: header.node.required === true,
+        schemaPointer: header.node.schema ? `${header.pointer}/schema` : undefined,
+        validate: undefined,
+      }));
+      responses.set(response.key.toUpperCase(), {
+        key: response.key,
+        location: response.location,
         pointer: response.pointer,
-        media: this.media(response.node.content, `${response.pointer}/content`),
+        media: this.media(response.content),
         headers,
       });
     }
-
-    const requirements: Json[] = op.security ?? this.document.security ?? [];
-    const security = requirements.map((requirement: Json) =>
-      Object.keys(requirement)
-        .map((name) => ownMember(schemes, name))
-        .filter((scheme: Json) => scheme?.type === "apiKey" && scheme.in === "header")
-        .map((scheme: Json) => String(scheme.name)),
-    );
-
-    const securitySchemes = requirements.map((requirement: Json) =>
-      Object.keys(requirement)
-        .filter((name) => ownMember(schemes, name) !== undefined)
-        .map((name) => `/components/securitySchemes/${escapeToken(name)}`),
-    );
-
+    // One list of schemes makes both views: the headers checked, and the schemes coverage credits for them.
+    const seen = op.security.map((alternative) => alternative.filter((s) => s.header !== undefined));
+    const security = seen.map((alternative) => alternative.map((s) => s.header as string));
     return {
-      operationId: op.operationId ?? `${method.toUpperCase()} ${template}`,
-      pointer,
-      securitySchemes,
-      method: method.toUpperCase(),
-      template,
+      operationId: op.operationId ?? op.where,
+      pointer: op.pointer,
+      securitySchemes: seen.map((alternative) => alternative.map((s) => s.pointer)),
+      method: op.method,
+      template: op.template,
       security,
       securityLower: security.map((names) => names.map((n) => n.toLowerCase())),
-      parameters: [...parameters.values()],
+      parameters,
       requestBody,
       responses,
       errorShape: this.errorShape(responses),
@@ -265,7 +221,7 @@ export class ContractModel {
     for (const [key, response] of responses) {
       if (!/^[45]/.test(key)) continue;
       for (const media of response.media) {
-        if (!isJsonMediaType(media.mediaType)) continue;
+        if (!isJsonEssence(media.mediaType)) continue;
         const schema = media.schema ?? {};
         const ref: unknown =
           schema.$ref ?? schema.allOf?.find((s: Json) => typeof s?.$ref === "string")?.$ref;
@@ -290,5 +246,3 @@ function serverPath(url: string): string {
   const path = match ? (match[1] ?? "") : withoutVariables;
   return path.includes("{") ? "" : path;
 }
-
-export { isJsonMediaType } from "../traffic/media.js";

@@ -1,9 +1,8 @@
 // The operations of the contract as the probe drives them: how each authenticates, its path
 // parameters, its request examples, the statuses it documents and the links its responses give.
-import { ownMember, resolveRef } from "../../src/contract/resolve-ref.js";
+import { type ContractOperation, contractOperations } from "../../src/contract/operations.js";
+import { resolveRef } from "../../src/contract/resolve-ref.js";
 import type { Json } from "../../src/contract/json.js";
-
-const METHODS = ["get", "put", "post", "delete", "patch"] as const;
 
 /** A request example of an operation: its name in the contract and its value. */
 export interface RequestExample {
@@ -50,89 +49,92 @@ export function resolve(document: Json, node: Json): Json {
   return resolveRef(document, node, "").node;
 }
 
-/** Every operation of a bundled OpenAPI document, in document order. */
+/** The credentials an operation takes, from the headers its security schemes travel in. */
+function authOf(op: ContractOperation): ProbeOperation["auth"] {
+  const headers = new Set(
+    op.security.flatMap((alternative) =>
+      alternative.flatMap((s) => (s.scheme?.type === "apiKey" && s.header ? [s.header.toLowerCase()] : [])),
+    ),
+  );
+  return headers.has("svc-signature") ? "v4" : headers.has("svc-secret") ? "v2" : "none";
+}
+
+/** The path parameters of an operation, each with its resolved schema and the contract's example value. */
+function pathParamsOf(document: Json, op: ContractOperation): ProbeOperation["pathParams"] {
+  return op.parameters
+    .map((p) => p.node)
+    .filter((p) => p?.in === "path")
+    .map((p) => {
+      const schema = resolve(document, p.schema ?? {});
+      const example =
+        p.example ??
+        Object.values<Json>(p.examples ?? {})[0]?.value ??
+        schema.examples?.[0] ??
+        schema.example;
+      return { name: String(p.name), schema, example };
+    });
+}
+
+/** The links of each response, and whether a 400 of the operation lists CRED_AT_RISK. */
+function linksOf(document: Json, op: ContractOperation) {
+  const links = new Map<string, LinkModel[]>();
+  let credentialsAtRisk = false;
+  for (const { key: status, node: response } of op.responses) {
+    if (status === "400" && JSON.stringify(response).includes('"CRED_AT_RISK"')) credentialsAtRisk = true;
+    const found: LinkModel[] = [];
+    for (const [name, rawLink] of Object.entries<Json>(response?.links ?? {})) {
+      const link = resolve(document, rawLink);
+      if (typeof link?.operationId !== "string") continue;
+      found.push({
+        name,
+        operationId: link.operationId,
+        parameters: new Map(Object.entries<Json>(link.parameters ?? {}).map(([k, v]) => [k, String(v)])),
+      });
+    }
+    if (found.length > 0) links.set(status, found);
+  }
+  return { links, credentialsAtRisk };
+}
+
+/** The request body the probe sends: the first media type, with its examples. */
+function bodyOf(document: Json, op: ContractOperation): ProbeOperation["body"] {
+  const media = op.requestBody?.content[0];
+  if (!op.requestBody || !media) return undefined;
+  const examples: RequestExample[] = Object.entries<Json>(media.node?.examples ?? {}).map(([name, ex]) => ({
+    name,
+    value: resolve(document, ex)?.value,
+  }));
+  if (examples.length === 0 && media.node?.example !== undefined)
+    examples.push({ name: "example", value: media.node.example });
+  return {
+    mediaType: media.mediaType,
+    required: op.requestBody.required,
+    schema: resolve(document, media.schema ?? {}),
+    examples,
+  };
+}
+
+/** Every operation of a bundled OpenAPI document with an operationId, in document order. */
 export function probeOperations(document: Json): ProbeOperation[] {
   const out: ProbeOperation[] = [];
-  const schemes: Json = document.components?.securitySchemes ?? {};
-  for (const [template, rawItem] of Object.entries<Json>(document.paths ?? {})) {
-    const item = resolve(document, rawItem);
-    for (const method of METHODS) {
-      const op = ownMember(item, method);
-      if (!op || typeof op.operationId !== "string") continue;
-      const security: Json[] = op.security ?? document.security ?? [];
-      const headerNames = new Set<string>();
-      for (const requirement of security)
-        for (const name of Object.keys(requirement ?? {})) {
-          const scheme = resolve(document, ownMember(schemes, name));
-          if (scheme?.type === "apiKey" && scheme.in === "header") headerNames.add(scheme.name.toLowerCase());
-        }
-      const auth = headerNames.has("svc-signature") ? "v4" : headerNames.has("svc-secret") ? "v2" : "none";
-      const parameters: Json[] = [...(item.parameters ?? []), ...(op.parameters ?? [])].map((p) =>
-        resolve(document, p),
-      );
-      const pathParams = parameters
-        .filter((p) => p?.in === "path")
-        .map((p) => {
-          const schema = resolve(document, p.schema ?? {});
-          const example =
-            p.example ??
-            Object.values<Json>(p.examples ?? {})[0]?.value ??
-            schema.examples?.[0] ??
-            schema.example;
-          return { name: String(p.name), schema, example };
-        });
-      const responses: Json = op.responses ?? {};
-      const statuses = new Set(Object.keys(responses).map((s) => s.toUpperCase()));
-      const clientErrors = [...statuses].filter((s) => /^4\d\d$/.test(s)).map(Number);
-      const links = new Map<string, LinkModel[]>();
-      let credentialsAtRisk = false;
-      for (const [status, rawResponse] of Object.entries<Json>(responses)) {
-        const response = resolve(document, rawResponse);
-        if (status === "400" && JSON.stringify(response).includes('"CRED_AT_RISK"')) credentialsAtRisk = true;
-        const found: LinkModel[] = [];
-        for (const [name, rawLink] of Object.entries<Json>(response?.links ?? {})) {
-          const link = resolve(document, rawLink);
-          if (typeof link?.operationId !== "string") continue;
-          found.push({
-            name,
-            operationId: link.operationId,
-            parameters: new Map(Object.entries<Json>(link.parameters ?? {}).map(([k, v]) => [k, String(v)])),
-          });
-        }
-        if (found.length > 0) links.set(status, found);
-      }
-      const operation: ProbeOperation = {
-        operationId: op.operationId,
-        method: method.toUpperCase(),
-        template,
-        auth,
-        pathParams,
-        statuses,
-        clientErrors,
-        credentialsAtRisk,
-        links,
-      };
-      if (op.requestBody) {
-        const body = resolve(document, op.requestBody);
-        const [mediaType, rawMedia] = Object.entries<Json>(body.content ?? {})[0] ?? [];
-        if (mediaType) {
-          const media = resolve(document, rawMedia);
-          const examples: RequestExample[] = Object.entries<Json>(media.examples ?? {}).map(([name, ex]) => ({
-            name,
-            value: resolve(document, ex)?.value,
-          }));
-          if (examples.length === 0 && media.example !== undefined)
-            examples.push({ name: "example", value: media.example });
-          operation.body = {
-            mediaType,
-            required: body.required === true,
-            schema: resolve(document, media.schema ?? {}),
-            examples,
-          };
-        }
-      }
-      out.push(operation);
-    }
+  for (const op of contractOperations(document)) {
+    if (typeof op.operationId !== "string") continue;
+    const statuses = new Set(op.responses.map((r) => r.key.toUpperCase()));
+    const { links, credentialsAtRisk } = linksOf(document, op);
+    const operation: ProbeOperation = {
+      operationId: op.operationId,
+      method: op.method,
+      template: op.template,
+      auth: authOf(op),
+      pathParams: pathParamsOf(document, op),
+      statuses,
+      clientErrors: [...statuses].filter((s) => /^4\d\d$/.test(s)).map(Number),
+      credentialsAtRisk,
+      links,
+    };
+    const body = bodyOf(document, op);
+    if (body) operation.body = body;
+    out.push(operation);
   }
   return out;
 }

@@ -5,7 +5,7 @@
 import { REDACTED } from "../../src/redact.js";
 import { decodeJsonBody, MAX_JSON_DEPTH } from "../../src/server/index.js";
 import type { Vocabulary } from "../../src/vocabulary.js";
-import { RouteTable } from "../checks/route-table.js";
+import { RouteTable } from "../../src/contract/router.js";
 import { mediaTypeEssence } from "../findings/redact.js";
 import type { StandIns } from "../findings/stand-ins.js";
 import { leadingSignature } from "../traffic/media.js";

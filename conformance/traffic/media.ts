@@ -3,14 +3,6 @@ import type { RecordedBody } from "./exchange.js";
 // Media types are compared by essence (`type/subtype`, RFC 9110 §8.3.1), never by prefix:
 // `application/json-evil` is not `application/json`, and `image/` is not an image.
 
-/** Whether an essence is JSON: `application/json`, or a `type/name+json` structured-syntax suffix. */
-export function isJsonMediaType(essence: string): boolean {
-  if (essence === "application/json") return true;
-  const slash = essence.indexOf("/");
-  const plus = essence.lastIndexOf("+");
-  return slash > 0 && plus > slash + 1 && essence.slice(plus) === "+json";
-}
-
 /** Whether a recorded essence is covered by a documented one (`image/\*` style wildcards allowed). */
 export function mediaTypeMatches(recorded: string, documented: string): boolean {
   if (documented === recorded || documented === "*/*") return true;

@@ -1,9 +1,10 @@
-import { unescapeToken } from "../../src/contract/json-pointer.js";
 import type { Json } from "../../src/contract/json.js";
+import { isJsonEssence } from "../../src/contract/media-type.js";
+import { type ContractOperation, contractOperations } from "../../src/contract/operations.js";
+import { resolveRef, UnresolvedRefError } from "../../src/contract/resolve-ref.js";
 // Derives the facts the client runtime needs about each operation from the bundled contract only.
 // Nothing here knows a path prefix: the auth scheme comes from the security requirement.
 
-const HTTP_METHODS = ["get", "put", "post", "delete", "options", "head", "patch", "trace"] as const;
 const MULTIPART = "multipart/form-data";
 
 export interface FileConstraints {
@@ -26,59 +27,65 @@ export interface OperationFacts {
   files: FileConstraints[];
 }
 
-/** Resolve local `$ref`s until a node without one is reached; fail on anything else. */
-function deref(document: Json, node: Json, where: string): Json {
-  let current = node;
-  for (let hops = 0; current?.$ref !== undefined; hops++) {
-    const ref = String(current.$ref);
-    if (!ref.startsWith("#/") || hops > 32) throw new Error(`${where}: cannot resolve $ref ${ref}`);
-    current = ref
-      .slice(2)
-      .split("/")
-      .map(unescapeToken)
-      .reduce((n: Json, k) => n?.[k], document);
-    if (current === undefined) throw new Error(`${where}: $ref ${ref} points at nothing`);
-  }
-  return current;
+/** A `$ref` that cannot be followed, as code generation names it. */
+function refFailure(error: UnresolvedRefError, where: string | undefined): Error {
+  const at = error.where ?? where ?? "contract";
+  return new Error(
+    error.reason === "dangling"
+      ? `${at}: $ref ${error.ref} points at nothing`
+      : `${at}: cannot resolve $ref ${error.ref}`,
+  );
 }
 
-const isJson = (mediaType: string): boolean => /^application\/(?:[\w.+-]+\+)?json\b/i.test(mediaType);
+/** Resolve local `$ref`s of a schema; fail clearly on anything else. */
+function deref(document: Json, node: Json, where: string): Json {
+  try {
+    return resolveRef(document, node, "").node;
+  } catch (error) {
+    throw error instanceof UnresolvedRefError ? refFailure(error, where) : error;
+  }
+}
+
+/** The essence of a media type key (`application/json; charset=utf-8` → `application/json`). */
+const essenceOf = (mediaType: string): string => (mediaType.split(";")[0] ?? "").trim().toLowerCase();
 const isText = (mediaType: string): boolean => /^text\//i.test(mediaType);
 
-function authOf(document: Json, requirements: Json, where: string): Pick<OperationFacts, "auth" | "headers"> {
-  if (!Array.isArray(requirements) || requirements.length === 0) return { auth: "none", headers: [] };
-  if (requirements.length > 1) {
+function authOf(op: ContractOperation): Pick<OperationFacts, "auth" | "headers"> {
+  const { security: alternatives, where } = op;
+  const [requirement] = alternatives;
+  if (requirement === undefined) return { auth: "none", headers: [] };
+  if (alternatives.length > 1) {
     throw new Error(
-      `${where}: ${requirements.length} alternative security requirements; the client sends one`,
+      `${where}: ${alternatives.length} alternative security requirements; the client sends one`,
     );
   }
-  const names = Object.keys(requirements[0]);
-  const headers = names.map((name) => {
-    const scheme = deref(document, document.components?.securitySchemes?.[name], `${where} security ${name}`);
+  const headers = requirement.map(({ name, scheme }) => {
     if (scheme?.type !== "apiKey" || scheme.in !== "header") {
       throw new Error(`${where}: security scheme ${name} is not an apiKey header`);
     }
     return String(scheme.name);
   });
+  const names = requirement.map((s) => s.name);
   const auth = names.includes("SvcSignature") ? "v4" : names.includes("SvcSecret") ? "v2" : undefined;
   if (!auth) throw new Error(`${where}: security requirement [${names.join(", ")}] is neither v2 nor v4`);
   return { auth, headers };
 }
 
-function binaryOf(document: Json, responses: Json, where: string): string[] {
+function binaryOf(op: ContractOperation): string[] {
   const types = new Set<string>();
-  for (const [status, response] of Object.entries<Json>(responses ?? {})) {
-    if (!/^2(?:\d\d|XX)$/.test(status)) continue;
-    const content = deref(document, response, `${where} response ${status}`).content ?? {};
-    for (const mediaType of Object.keys(content)) {
-      if (!isJson(mediaType) && !isText(mediaType)) types.add(mediaType);
+  for (const response of op.responses) {
+    if (!/^2(?:\d\d|XX)$/.test(response.key)) continue;
+    for (const { mediaType } of response.content) {
+      if (!isJsonEssence(essenceOf(mediaType)) && !isText(mediaType)) types.add(mediaType);
     }
   }
   return [...types];
 }
 
-function filesOf(document: Json, requestBody: Json, where: string): FileConstraints[] {
-  const schema = deref(document, requestBody?.content?.[MULTIPART]?.schema, `${where} multipart schema`);
+function filesOf(document: Json, op: ContractOperation): FileConstraints[] {
+  const { where } = op;
+  const media = op.requestBody?.content.find((m) => m.mediaType === MULTIPART);
+  const schema = deref(document, media?.schema, `${where} multipart schema`);
   const out: FileConstraints[] = [];
   for (const [part, property] of Object.entries<Json>(schema?.properties ?? {})) {
     const limits = deref(document, property, `${where} part ${part}`)?.["x-file-constraints"];
@@ -94,27 +101,27 @@ function filesOf(document: Json, requestBody: Json, where: string): FileConstrai
   return out;
 }
 
+/** The operation model of a document, with a broken `$ref` named as code generation names it. */
+function operationsOf(document: Json): ContractOperation[] {
+  try {
+    return contractOperations(document);
+  } catch (error) {
+    throw error instanceof UnresolvedRefError ? refFailure(error, undefined) : error;
+  }
+}
+
 /** Every operation's facts, in the contract's path order, keyed "METHOD /path". */
 export function operationFacts(document: Json): Record<string, OperationFacts> {
   const out: Record<string, OperationFacts> = {};
-  for (const [path, rawItem] of Object.entries<Json>(document.paths ?? {})) {
-    const item = deref(document, rawItem, path);
-    for (const method of HTTP_METHODS) {
-      const op = item[method];
-      if (!op) continue;
-      const where = `${method.toUpperCase()} ${path}`;
-      if (!op.operationId) throw new Error(`${where}: no operationId`);
-      const requestBody = op.requestBody
-        ? deref(document, op.requestBody, `${where} requestBody`)
-        : undefined;
-      out[where] = {
-        operationId: op.operationId,
-        ...authOf(document, op.security ?? document.security, where),
-        binary: binaryOf(document, op.responses, where),
-        multipart: Boolean(requestBody?.content?.[MULTIPART]),
-        files: filesOf(document, requestBody, where),
-      };
-    }
+  for (const op of operationsOf(document)) {
+    if (!op.operationId) throw new Error(`${op.where}: no operationId`);
+    out[op.where] = {
+      operationId: op.operationId,
+      ...authOf(op),
+      binary: binaryOf(op),
+      multipart: op.requestBody?.content.some((m) => m.mediaType === MULTIPART) ?? false,
+      files: filesOf(document, op),
+    };
   }
   return out;
 }

@@ -3,7 +3,7 @@
 import { formParts, multipartBoundary } from "../contract/multipart.js";
 import type { SchemaCompiler } from "../contract/schema-compiler.js";
 import { decodeJsonBody, type JsonProblem, MAX_JSON_DEPTH } from "./body.js";
-import { hasEssence, isJsonMediaType } from "./media-type.js";
+import { hasEssence, isJsonMediaType } from "../contract/media-type.js";
 import type { FormPart } from "../contract/body.js";
 import { type FileConstraints as FileLimits, type Operation, shapeOfPath } from "./operations.js";
 import { type Nested, type Rejection, rejection, summarise, validationErrors } from "./error-body.js";

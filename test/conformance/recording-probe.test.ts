@@ -12,10 +12,10 @@ import { join } from "node:path";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildIndependentCorpus } from "../../bench/corpus-independent.js";
-import { RouteTable } from "../../conformance/checks/route-table.js";
+import { RouteTable } from "../../src/contract/router.js";
 import { runProbe } from "../../conformance/probe/run-probe.js";
 import { openConformanceChecker } from "../../conformance/run/open-checker.js";
-import { loadOpenApi } from "../support/contract.js";
+import { HTTP_METHODS, loadOpenApi } from "../support/contract.js";
 import { CANARIES } from "../support/hostile.js";
 import {
   canaries,
@@ -58,9 +58,11 @@ for (const entry of buildIndependentCorpus(doc, 240, 31).entries) {
 
 const routes = new RouteTable<string>(
   Object.entries<Json>(doc.paths).flatMap(([template, item]) =>
-    ["get", "put", "post", "delete", "patch"]
-      .filter((m) => item[m]?.operationId)
-      .map((method) => ({ template, method, target: item[method].operationId as string })),
+    HTTP_METHODS.filter((m) => item[m]?.operationId).map((method) => ({
+      template,
+      method,
+      target: item[method].operationId as string,
+    })),
   ),
 );
 

@@ -5,7 +5,8 @@ import { AjvCompiler } from "../../src/contract/schema-validator.js";
 import type { Json } from "../../src/contract/json.js";
 export type { Json } from "../../src/contract/json.js";
 
-export const HTTP_METHODS = ["get", "put", "post", "delete", "options", "head", "patch", "trace"] as const;
+import { HTTP_METHODS } from "../../src/contract/http-methods.js";
+export { HTTP_METHODS };
 
 /** The committed OpenAPI bundle. */
 export function loadOpenApi(): Json {

@@ -1,3 +1,4 @@
+// One router for every reader of the contract: the servers, the conformance checks, the recorder.
 /** What a route table answers for a method and path. */
 export type RouteMatch<T> =
   | { kind: "found"; target: T; params: Record<string, string> }
@@ -110,6 +111,20 @@ export class RouteTable<T> {
     }
     if (allowed) return { kind: "method-not-allowed", allowed: [...new Set(allowed)] };
     return { kind: "not-found", hint: this.prefixHint(upper, path) };
+  }
+
+  /**
+   * Every route whose template matches a path (no base path stripped), in the order `match` tries
+   * them, with its parameter values in template order as the path writes them (not decoded).
+   */
+  routesOf(path: string): { method: string; target: T; values: string[] }[] {
+    const found: { method: string; target: T; values: string[] }[] = [];
+    for (const route of this.buckets.get(segmentCount(path)) ?? []) {
+      const m = route.regex.exec(path);
+      if (m)
+        found.push({ method: route.method, target: route.target, values: m.slice(1).map((v) => v ?? "") });
+    }
+    return found;
   }
 
   /** When the path ends with a known route, the prefix is probably a base path the caller did not give. */

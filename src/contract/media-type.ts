@@ -53,6 +53,18 @@ export function isJsonMediaType(header: string | undefined): boolean {
   return (media.type === "application" && media.subtype === "json") || media.suffix === "json";
 }
 
+/**
+ * Whether a media type essence (`type/subtype`, lower-cased, no parameters, as a contract's content
+ * keys and a recording's parsed Content-Type give it) is JSON: `application/json` or a `type/name+json`
+ * structured-syntax suffix. Unlike isJsonMediaType it reads no charset: it names, it does not admit.
+ */
+export function isJsonEssence(essence: string): boolean {
+  if (essence === "application/json") return true;
+  const slash = essence.indexOf("/");
+  const plus = essence.lastIndexOf("+");
+  return slash > 0 && plus > slash + 1 && essence.slice(plus) === "+json";
+}
+
 /** Whether a Content-Type has the essence `type/subtype` (e.g. `multipart/form-data`), parameters allowed. */
 export function hasEssence(header: string | undefined, essence: string): boolean {
   const media = parseMediaType(header);
