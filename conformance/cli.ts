@@ -138,6 +138,7 @@ async function openResults(
   },
   io: CliIo,
   coverage?: SeenLocations,
+  onContract?: (document: unknown) => void,
 ): Promise<AsyncIterable<EntryResult>> {
   const { availableParallelism } = await import("node:os");
   const cores = availableParallelism();
@@ -158,7 +159,7 @@ async function openResults(
       { onCoverage: (seen) => coverage?.merge(seen) },
     );
   }
-  const source = await openSource(args, { coverage });
+  const source = await openSource(args, { coverage, onContract });
   return (async function* () {
     for (const file of args.files) yield* source(file);
   })();
@@ -174,14 +175,16 @@ async function runChecks(argv: string[], io: CliIo): Promise<number> {
   if (typeof args === "number") return args;
   // Coverage is gathered only when asked for: a plain check does not pay for it.
   const coverage = await startCoverage(args);
-  const results = await openResults(args, io, coverage?.seen);
+  // The --spec document as the checker read it: the SARIF report points into it without reading it again.
+  let document: unknown;
+  const results = await openResults(args, io, coverage?.seen, (read) => (document = read));
   // The GitHub job summary shows the coverage too: made once the entries are checked.
   let coverageKinds: CoverageSummary | undefined;
   const reporter = await createReporter(
     args.format,
     `idv-conformance ${args.command}`,
     args.command === "check" ? "(no matching operation)" : "(no matching message)",
-    { contract: contractFile(args.command, args.spec), coverage: () => coverageKinds },
+    { contract: contractFile(args.command, args.spec), document, coverage: () => coverageKinds },
   );
   const bar = progress(io, PROGRESS_AFTER_MS);
   let summary: Summary;
