@@ -25,6 +25,16 @@ import { createReporter, findingLine, type Reporter } from "../findings/reporter
 import { startProxy } from "./proxy.js";
 import { HarRecorder } from "./har.js";
 import { commandFailure, type CommandEnd, runCommand } from "./wrapped-command.js";
+import { takeUrl, type UrlFlag } from "../run/url-intake.js";
+
+/** `--upstream`: the service's base URL, taken as every URL flag is (run/url-intake.ts). */
+const UPSTREAM: UrlFlag = {
+  name: "--upstream",
+  query: "refuse",
+  queryComesFrom: "the client",
+  credentialsGo: "the proxy passes on the credentials each client sends",
+  fragment: "refuse",
+};
 
 /** The help of `idv-conformance proxy`. */
 export const PROXY_USAGE = `Usage: idv-conformance proxy --upstream URL [options] [-- CMD…]
@@ -84,16 +94,7 @@ function parse(argv: string[]) {
   if (positionals.length > 1) throw new UsageError("proxy takes no FILE; a command to run goes after --");
   if (rest !== undefined && rest.length === 0) throw new UsageError("-- must be followed by a command");
   if (!values.upstream) throw new UsageError("proxy needs --upstream URL (the service's base URL)");
-  let upstream: URL;
-  try {
-    upstream = new URL(values.upstream);
-  } catch {
-    throw new UsageError("--upstream is not a URL");
-  }
-  if (upstream.protocol !== "http:" && upstream.protocol !== "https:")
-    throw new UsageError("--upstream must be an http or https URL");
-  if (upstream.username || upstream.password || upstream.search || upstream.hash)
-    throw new UsageError("--upstream must be a base URL without credentials, query or fragment");
+  const upstream = takeUrl(values.upstream, UPSTREAM);
   let port: number;
   try {
     port = parsePort(values.port, 4011, "--port");
