@@ -4,7 +4,6 @@
 // or, given CMD, when CMD (run with IDV_BASE_URL pointing at the proxy) ends; then it closes the
 // recording, writes the report and a summary, and exits 0 when every exchange conformed (and CMD
 // succeeded), 1 when one did not (or CMD failed), 2 on unusable input.
-import type { Writable } from "node:stream";
 import { parsePort } from "../../src/server/index.js";
 import type { EntryResult, Summary } from "../findings/findings.js";
 import { InputError } from "../traffic/input-error.js";
@@ -12,6 +11,7 @@ import { bundledContract, readContract } from "../checks/load-contract.js";
 import { openConformanceChecker } from "../run/open-checker.js";
 import { promoteWarnings } from "../run/run.js";
 import {
+  type CliIo,
   closeOut,
   openOut,
   parseFlags,
@@ -59,10 +59,8 @@ Options:
 Exit status: 0 every exchange conformed (and CMD succeeded), 1 one did not (or CMD failed),
 2 unusable input.`;
 
-/** Where the proxy writes, and how it waits for the signal to stop (a test passes its own). */
-export interface ProxyIo {
-  stdout: Writable;
-  stderr: Writable;
+/** Where the proxy writes (as every verb does), and how it waits for the signal to stop (a test passes its own). */
+export interface ProxyIo extends CliIo {
   /** Resolves when the proxy should stop; by default on SIGINT or SIGTERM. */
   stopped?: Promise<void>;
   /** Called once listening, with the proxy's URL. */
