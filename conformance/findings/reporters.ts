@@ -20,6 +20,8 @@ export type ReportFormat = "text" | "json" | "junit" | "sarif" | "github";
 export interface ReporterOptions {
   /** The contract checked against, for SARIF's related locations (default: the bundled OpenAPI contract). */
   contract?: ContractFile;
+  /** The --spec contract's document when the run has read it already (else SARIF reads it). */
+  document?: unknown;
   /** The GitHub job summary file (default: $GITHUB_STEP_SUMMARY; none when unset). */
   stepSummary?: string;
   /** Coverage of the contract for the GitHub job summary, asked for when the run ends. */
@@ -39,7 +41,7 @@ export async function createReporter(
     const contract = options.contract ?? bundledContractFile("openapi");
     return new SarifReporter(await Spool.create(), {
       ...contract,
-      document: await contractDocument(contract),
+      document: options.document ?? (await contractDocument(contract)),
     });
   }
   if (format === "github") {
@@ -53,17 +55,17 @@ export async function createReporter(
 }
 
 /**
- * The contract's document, to point at parts it really has: the bundled one, or the --spec file read
- * again (the checker has already refused one it cannot use; should it fail now, pointers go unchecked).
+ * The contract's document, to point at parts it really has: the bundled one, or the --spec file when
+ * the run has not read it in this thread (the checker has already refused one it cannot use; should it
+ * fail now, pointers go unchecked).
  */
 async function contractDocument(contract: ContractFile): Promise<unknown> {
   if (!contract.bundled) {
-    if (contract.kind === "openapi")
-      return (await import("../checks/load-contract.js")).readContract(contract.uri).catch(() => undefined);
-    const { readFile } = await import("node:fs/promises");
-    return readFile(contract.uri, "utf8")
-      .then((text): unknown => JSON.parse(text))
-      .catch(() => undefined);
+    const read =
+      contract.kind === "openapi"
+        ? (await import("../checks/load-contract.js")).readContract
+        : (await import("../checks/webhooks.js")).readAsyncApi;
+    return read(contract.uri).catch(() => undefined);
   }
   const imported =
     contract.kind === "openapi"

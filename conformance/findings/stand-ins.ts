@@ -34,6 +34,9 @@ const SCHEME = /^(?:[A-Za-z][A-Za-z0-9+.-]{0,15}:\/\/|(?:mailto|tel|urn|data):)/
 /** A UTC offset that RFC 3339 allows: kept, as it says nothing of a person. */
 const OFFSET = /^(?:[Zz]|[+-](?:[01]\d|2[0-3]):[0-5]\d)?$/;
 
+/** A letter or a digit of any script: a value with none is its own stand-in (nothing in it is changed). */
+const LETTER_OR_DIGIT = /[\p{L}\p{Nd}]/u;
+
 /** Keystream bytes drawn at a time. */
 const CHUNK = 4096;
 const ZEROS = Buffer.alloc(CHUNK);
@@ -112,6 +115,8 @@ export class StandIns {
   text(value: string): string {
     const known = this.memo.get(value);
     if (known !== undefined) return known;
+    // Every round would give the value back: no round is run.
+    if (!LETTER_OR_DIGIT.test(value)) return value;
     let out = value;
     for (let round = 0; round < ROUNDS && out === value; round++) out = this.make(value, round);
     if (this.memo.size < MEMO_LIMIT && value.length <= MEMO_VALUE_LENGTH) this.memo.set(value, out);

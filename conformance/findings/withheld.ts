@@ -3,7 +3,7 @@
 // whose fault no stand-in keeps), the entry names the location and carries the findings the live
 // check made there. `check` then reports that location as withheld, with those findings: never a
 // violation the stand-in alone would make, never a pass the value did not earn.
-import { EntryError, type Raw } from "../traffic/normalize.js";
+import { EntryError, type Raw } from "../traffic/input-error.js";
 import type { CheckName, EntryResult, Finding, FindingLocation } from "./findings.js";
 import type { Vocabulary } from "./vocabulary.js";
 

@@ -132,24 +132,26 @@ function describe(name: string, schema: Json): ContractHeader {
   };
 }
 
-/** The lower-case names of the headers that carry credentials (the security schemes' API keys). */
-function credentialHeaders(document: Json): Set<string> {
-  const out = new Set<string>();
+/**
+ * The headers that carry credentials (the security schemes' API keys), by lower-case name, as the
+ * contract spells them: one pass over the schemes gives both what is a credential and its spelling.
+ */
+function credentialHeaders(document: Json): Map<string, ContractHeader> {
+  const out = new Map<string, ContractHeader>();
   for (const scheme of Object.values<Json>(document?.components?.securitySchemes ?? {})) {
     const s = deref(document, scheme);
     if (s?.type === "apiKey" && s.in === "header" && typeof s.name === "string")
-      out.add(s.name.toLowerCase());
+      out.set(s.name.toLowerCase(), { name: s.name });
   }
   return out;
 }
 
 /** The headers the contract names (security schemes, header parameters, response headers) by lower-case name. */
-function contractHeaders(document: Json, credentials: Set<string>): Map<string, ContractHeader> {
-  const out = new Map<string, ContractHeader>();
-  for (const scheme of Object.values<Json>(document?.components?.securitySchemes ?? {})) {
-    const s = deref(document, scheme);
-    if (credentials.has(String(s?.name).toLowerCase())) out.set(s.name.toLowerCase(), { name: s.name });
-  }
+function contractHeaders(
+  document: Json,
+  credentials: Map<string, ContractHeader>,
+): Map<string, ContractHeader> {
+  const out = new Map<string, ContractHeader>(credentials);
   walkContract([document?.paths, document?.components, document?.webhooks], (node) => {
     if (node.in === "header" && typeof node.name === "string")
       out.set(node.name.toLowerCase(), describe(node.name, deref(document, node.schema)));
@@ -213,8 +215,9 @@ export class HeaderRedactor {
     private readonly values?: RecordingValues,
   ) {
     for (const field of HTTP_FIELDS) this.spelling.set(field.toLowerCase(), field);
-    this.credentials = credentialHeaders(document);
-    this.contract = contractHeaders(document, this.credentials);
+    const credentials = credentialHeaders(document);
+    this.credentials = new Set(credentials.keys());
+    this.contract = contractHeaders(document, credentials);
     for (const [lower, header] of this.contract) this.spelling.set(lower, header.name);
     this.examples = exampleNames(document);
   }

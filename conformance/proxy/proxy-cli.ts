@@ -4,7 +4,6 @@
 // or, given CMD, when CMD (run with IDV_BASE_URL pointing at the proxy) ends; then it closes the
 // recording, writes the report and a summary, and exits 0 when every exchange conformed (and CMD
 // succeeded), 1 when one did not (or CMD failed), 2 on unusable input.
-import type { Writable } from "node:stream";
 import { parsePort } from "../../src/server/index.js";
 import type { EntryResult, Summary } from "../findings/findings.js";
 import { InputError } from "../traffic/input-error.js";
@@ -12,6 +11,7 @@ import { bundledContract, readContract } from "../checks/load-contract.js";
 import { openConformanceChecker } from "../run/open-checker.js";
 import { promoteWarnings } from "../run/run.js";
 import {
+  type CliIo,
   closeOut,
   openOut,
   parseFlags,
@@ -25,6 +25,16 @@ import { createReporter, findingLine, type Reporter } from "../findings/reporter
 import { startProxy } from "./proxy.js";
 import { HarRecorder } from "./har.js";
 import { commandFailure, type CommandEnd, runCommand } from "./wrapped-command.js";
+import { takeUrl, type UrlFlag } from "../run/url-intake.js";
+
+/** `--upstream`: the service's base URL, taken as every URL flag is (run/url-intake.ts). */
+const UPSTREAM: UrlFlag = {
+  name: "--upstream",
+  query: "refuse",
+  queryComesFrom: "the client",
+  credentialsGo: "the proxy passes on the credentials each client sends",
+  fragment: "refuse",
+};
 
 /** The help of `idv-conformance proxy`. */
 export const PROXY_USAGE = `Usage: idv-conformance proxy --upstream URL [options] [-- CMD…]
@@ -49,10 +59,8 @@ Options:
 Exit status: 0 every exchange conformed (and CMD succeeded), 1 one did not (or CMD failed),
 2 unusable input.`;
 
-/** Where the proxy writes, and how it waits for the signal to stop (a test passes its own). */
-export interface ProxyIo {
-  stdout: Writable;
-  stderr: Writable;
+/** Where the proxy writes (as every verb does), and how it waits for the signal to stop (a test passes its own). */
+export interface ProxyIo extends CliIo {
   /** Resolves when the proxy should stop; by default on SIGINT or SIGTERM. */
   stopped?: Promise<void>;
   /** Called once listening, with the proxy's URL. */
@@ -84,16 +92,7 @@ function parse(argv: string[]) {
   if (positionals.length > 1) throw new UsageError("proxy takes no FILE; a command to run goes after --");
   if (rest !== undefined && rest.length === 0) throw new UsageError("-- must be followed by a command");
   if (!values.upstream) throw new UsageError("proxy needs --upstream URL (the service's base URL)");
-  let upstream: URL;
-  try {
-    upstream = new URL(values.upstream);
-  } catch {
-    throw new UsageError("--upstream is not a URL");
-  }
-  if (upstream.protocol !== "http:" && upstream.protocol !== "https:")
-    throw new UsageError("--upstream must be an http or https URL");
-  if (upstream.username || upstream.password || upstream.search || upstream.hash)
-    throw new UsageError("--upstream must be a base URL without credentials, query or fragment");
+  const upstream = takeUrl(values.upstream, UPSTREAM);
   let port: number;
   try {
     port = parsePort(values.port, 4011, "--port");

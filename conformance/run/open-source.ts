@@ -18,6 +18,8 @@ export async function openSource(
     onNotice?: (notice: UnrecordedNotice) => void;
     /** Where what the checked entries reach of the contract is recorded. */
     coverage?: SeenLocations;
+    /** Given the --spec document once read, so that nothing reads it again (a report points into it). */
+    onContract?: (document: unknown) => void;
   } = {},
 ): Promise<(file: string) => AsyncIterable<EntryResult>> {
   const { coverage, onNotice = stderrNotices() } = hooks;
@@ -25,6 +27,7 @@ export async function openSource(
     const { openConformanceChecker } = await import("./open-checker.js");
     const { readContract } = await import("../checks/load-contract.js");
     const spec = options.spec ? await readContract(options.spec) : undefined;
+    if (spec !== undefined) hooks.onContract?.(spec);
     let checker: Awaited<ReturnType<typeof openConformanceChecker>>;
     try {
       checker = await openConformanceChecker({ spec, basePaths: options.basePaths, coverage });
@@ -35,7 +38,9 @@ export async function openSource(
     }
     return (file) => checker.checkFile(file, undefined, onNotice);
   }
-  const { createWebhookChecker } = await import("../checks/webhooks.js");
-  const checker = await createWebhookChecker({ specFile: options.spec, coverage });
+  const { createWebhookChecker, readAsyncApi } = await import("../checks/webhooks.js");
+  const spec = options.spec ? await readAsyncApi(options.spec) : undefined;
+  if (spec !== undefined) hooks.onContract?.(spec);
+  const checker = await createWebhookChecker({ spec, coverage });
   return (file) => checker.checkFile(file);
 }

@@ -1,5 +1,5 @@
-// How the active commands (`probe`, `receiver`) take a URL from their command line, and how their
-// reports show one. A URL is the one flag that may carry a secret in plain sight: a user name and
+// How the commands that send requests (`probe`, `receiver`, `proxy --upstream`) take a URL from their
+// command line, and how the active reports show one. A URL is the one flag that may carry a secret in plain sight: a user name and
 // password (which Node would send as Basic credentials on every request, including those meant to
 // carry none), or a query value (receivers often take their secret as `?key=…`). The first is refused,
 // the second is sent and never printed.
@@ -17,6 +17,10 @@ export interface UrlFlag {
   query: "refuse" | "secret";
   /** Said after the refusal of a user name or password: where credentials go instead. */
   credentialsGo: string;
+  /** Said after the refusal of a query: where each request's query comes from (default: the contract). */
+  queryComesFrom?: string;
+  /** A base URL that every request's path is appended to refuses a fragment too. */
+  fragment?: "refuse";
 }
 
 /** Every URL flag of `probe` and `receiver`. */
@@ -54,7 +58,13 @@ export function takeUrl(text: string, flag: UrlFlag): URL {
   if (url.username || url.password)
     throw new UsageError(`${flag.name} must not hold a user name or password: ${flag.credentialsGo}`);
   if (flag.query === "refuse" && url.search)
-    throw new UsageError(`${flag.name} must not hold a query: each request's query comes from the contract`);
+    throw new UsageError(
+      `${flag.name} must not hold a query: each request's query comes from ${flag.queryComesFrom ?? "the contract"}`,
+    );
+  if (flag.fragment === "refuse" && url.hash)
+    throw new UsageError(
+      `${flag.name} must not hold a fragment: it is a base URL each request's path is added to`,
+    );
   return url;
 }
 

@@ -4,14 +4,8 @@
 // bodies and often no headers: what an entry does not carry is marked not recorded (never checked)
 // rather than absent (which the checks would report).
 import type { Exchange, HeaderMap, NotRecorded, RecordedBody } from "./exchange.js";
-import {
-  EntryError,
-  normalizeBody,
-  normalizeHeaders,
-  type Raw,
-  scalarNumber,
-  splitUrl,
-} from "./normalize.js";
+import { EntryError, type Raw } from "./input-error.js";
+import { normalizeBody, normalizeHeaders, scalarNumber, splitUrl } from "./normalize.js";
 
 /** The gateway log formats, under the names `redocly drift --traffic-format` gives them. */
 export type GatewayFormat = "kong" | "nginx-json" | "apache-json";

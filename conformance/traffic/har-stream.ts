@@ -55,147 +55,196 @@ export async function* harEntries(
   file: string,
   limit: number = entryLimit(),
 ): AsyncGenerator<RawEntry> {
-  // Containers open around the current byte, and for objects whether a key is expected next.
-  const stack: number[] = [];
-  const expectKey: boolean[] = [];
-  // The key of the member being read at depth 1 and 2 (`log`, then `entries`): the only keys that matter.
-  const keys: string[] = ["", "", ""];
-  let inString = false;
-  let escaped = false;
-  let keyBytes: number[] | undefined;
-  let sawEntries = false;
-  let started = false;
+  const scanner = new HarScanner(file, limit);
   let first = true;
-  // The entry being cut out: its pieces so far (none once it is over the limit) and its size so far.
-  let pieces: Buffer[] = [];
-  let pieceBytes = 0;
-  let oversize = false;
-  let capturing = false;
-  let scalarEntry = false;
-  let index = 0;
-
-  const inEntries = () =>
-    stack.length === 3 &&
-    stack[0] === OPEN_OBJECT &&
-    stack[1] === OPEN_OBJECT &&
-    stack[2] === OPEN_ARRAY &&
-    keys[1] === "log" &&
-    keys[2] === "entries";
-
   for await (let chunk of chunks) {
     if (first) {
       first = false;
       if (chunk[0] === 0xef && chunk[1] === 0xbb && chunk[2] === 0xbf) chunk = chunk.subarray(3);
     }
-    let start = capturing ? 0 : -1;
-    const finish = (end: number): RawEntry => {
-      const last = start >= 0 && end > start ? end - start : 0;
-      const size = pieceBytes + last;
-      let entry: RawEntry;
-      if (oversize || size > limit) {
-        entry = { index: index++, bytes: EMPTY, tooLarge: size };
-      } else {
-        if (last > 0) pieces.push(chunk.subarray(start, end));
-        entry = {
-          index: index++,
-          bytes: pieces.length === 1 ? (pieces[0] as Buffer) : Buffer.concat(pieces),
-        };
-      }
-      pieces = [];
-      pieceBytes = 0;
-      oversize = false;
-      capturing = false;
-      start = -1;
-      return entry;
-    };
+    yield* scanner.scan(chunk);
+  }
+  scanner.end();
+}
+
+/** The scan of one HAR document, chunk after chunk: where it is in the JSON, and the entry being cut out. */
+class HarScanner {
+  // Containers open around the current byte, and for objects whether a key is expected next.
+  private readonly stack: number[] = [];
+  private readonly expectKey: boolean[] = [];
+  // The key of the member being read at depth 1 and 2 (`log`, then `entries`): the only keys that matter.
+  private readonly keys: string[] = ["", "", ""];
+  private inString = false;
+  private escaped = false;
+  private keyBytes: number[] | undefined;
+  private sawEntries = false;
+  private started = false;
+  // The entry being cut out: its pieces so far (none once it is over the limit) and its size so far.
+  private pieces: Buffer[] = [];
+  private pieceBytes = 0;
+  private oversize = false;
+  private capturing = false;
+  private scalarEntry = false;
+  private index = 0;
+  /** Where the entry being cut out starts in the current chunk: 0 when it began before it, -1 when none. */
+  private start = -1;
+
+  constructor(
+    private readonly file: string,
+    private readonly limit: number,
+  ) {}
+
+  /** The entries that end in this chunk; what is begun is kept for the next. */
+  *scan(chunk: Buffer): Generator<RawEntry> {
+    this.start = this.capturing ? 0 : -1;
     // Where the next quote and backslash are in this chunk: inside a string only they matter, and
     // memchr-speed search finds them (a body's text is most of a HAR's bytes).
     let nextQuote = -1;
     let nextBackslash = -1;
     for (let i = 0; i < chunk.length; i++) {
-      if (inString && !escaped && keyBytes === undefined) {
+      if (this.inString && !this.escaped && this.keyBytes === undefined) {
         if (nextQuote < i) nextQuote = indexOrEnd(chunk, QUOTE, i);
         if (nextBackslash < i) nextBackslash = indexOrEnd(chunk, BACKSLASH, i);
         i = Math.min(nextQuote, nextBackslash);
         if (i >= chunk.length) break;
       }
       const c = chunk[i] as number;
-      if (inString) {
-        if (escaped) escaped = false;
-        else if (c === BACKSLASH) escaped = true;
-        else if (c === QUOTE) {
-          inString = false;
-          if (keyBytes) {
-            keys[stack.length] = Buffer.from(keyBytes).toString("utf8");
-            keyBytes = undefined;
-          }
-        } else if (keyBytes && keyBytes.length < 16) keyBytes.push(c);
+      if (this.inString) {
+        this.stringByte(c);
         continue;
       }
       if (isSpace(c)) continue;
-      if (!started && c !== OPEN_OBJECT) throw new InputError(file, "is not a HAR file: not a JSON object");
-      if (started && stack.length === 0)
-        throw new InputError(file, "is not valid JSON: there is more after the HAR document");
+      if (!this.started && c !== OPEN_OBJECT)
+        throw new InputError(this.file, "is not a HAR file: not a JSON object");
+      if (this.started && this.stack.length === 0)
+        throw new InputError(this.file, "is not valid JSON: there is more after the HAR document");
       // A scalar entry (null, a number) ends at the comma or bracket after it.
-      if (scalarEntry && (c === COMMA || c === CLOSE_ARRAY)) {
-        scalarEntry = false;
-        const entry = finish(i);
-        let end = entry.bytes.length;
-        while (end > 0 && isSpace(entry.bytes[end - 1] as number)) end--;
-        yield { ...entry, bytes: entry.bytes.subarray(0, end) };
-      }
-      const top = stack.length - 1;
-      if (!capturing && inEntries() && c !== COMMA && c !== CLOSE_ARRAY) {
-        capturing = true;
-        start = i;
+      if (this.scalarEntry && (c === COMMA || c === CLOSE_ARRAY)) yield this.scalarEnd(chunk, i);
+      if (!this.capturing && this.inEntries() && c !== COMMA && c !== CLOSE_ARRAY) {
+        this.capturing = true;
+        this.start = i;
         // Anything but an object or array (a string, null, a number) ends at the comma or bracket after it.
-        scalarEntry = c !== OPEN_OBJECT && c !== OPEN_ARRAY;
+        this.scalarEntry = c !== OPEN_OBJECT && c !== OPEN_ARRAY;
       }
-      if (c === QUOTE) {
-        inString = true;
-        // A key of the top object or of `log`: remember it (only its first bytes; `log`/`entries` are short).
-        if (stack[top] === OPEN_OBJECT && expectKey[top] && stack.length <= 2) keyBytes = [];
-        if (stack[top] === OPEN_OBJECT && expectKey[top]) expectKey[top] = false;
-      } else if (c === OPEN_OBJECT || c === OPEN_ARRAY) {
-        started = true;
-        // The stack grows with nesting anywhere in the file, even outside the entries (never parsed).
-        if (stack.length >= MAX_RECORDING_NESTING)
-          throw new InputError(
-            capturing ? `${file}: entry ${index}` : file,
-            `nests more than ${MAX_RECORDING_NESTING} levels deep`,
-          );
-        stack.push(c);
-        expectKey.push(c === OPEN_OBJECT);
-        if (stack.length <= 2) keys[stack.length] = "";
-        if (inEntries()) sawEntries = true;
-      } else if (c === CLOSE_OBJECT || c === CLOSE_ARRAY) {
-        if (stack.pop() !== (c === CLOSE_OBJECT ? OPEN_OBJECT : OPEN_ARRAY))
-          throw new InputError(
-            file,
-            "is not valid JSON (brackets do not match); a HAR file is one JSON document",
-          );
-        expectKey.pop();
-        if (capturing && !scalarEntry && inEntries()) yield finish(i + 1);
-      } else if (c === COMMA) {
-        if (stack[top] === OPEN_OBJECT) expectKey[top] = true;
-      }
+      const entry = this.structure(c, chunk, i);
+      if (entry) yield entry;
     }
-    if (capturing) {
-      const piece = chunk.subarray(Math.max(0, start));
-      pieceBytes += piece.length;
-      // Past the limit nothing more is kept, and what was kept is let go: only the size is counted on.
-      if (pieceBytes > limit) {
-        oversize = true;
-        pieces = [];
-      } else {
-        pieces.push(piece);
+    if (this.capturing) this.keepRest(chunk);
+  }
+
+  /** Throws unless the document ended whole, with `log.entries`. */
+  end(): void {
+    if (!this.started || this.stack.length > 0 || this.inString)
+      throw new InputError(
+        this.file,
+        "is not valid JSON: it ends too early (truncated?); a HAR file is one JSON document",
+      );
+    if (!this.sawEntries) throw new InputError(this.file, "is not a HAR file: log.entries is missing");
+  }
+
+  private inEntries(): boolean {
+    const { stack, keys } = this;
+    return (
+      stack.length === 3 &&
+      stack[0] === OPEN_OBJECT &&
+      stack[1] === OPEN_OBJECT &&
+      stack[2] === OPEN_ARRAY &&
+      keys[1] === "log" &&
+      keys[2] === "entries"
+    );
+  }
+
+  /** A byte inside a string: an escape, its end (a key's end names the member), or a key's byte. */
+  private stringByte(c: number): void {
+    if (this.escaped) this.escaped = false;
+    else if (c === BACKSLASH) this.escaped = true;
+    else if (c === QUOTE) {
+      this.inString = false;
+      if (this.keyBytes) {
+        this.keys[this.stack.length] = Buffer.from(this.keyBytes).toString("utf8");
+        this.keyBytes = undefined;
       }
+    } else if (this.keyBytes && this.keyBytes.length < 16) this.keyBytes.push(c);
+  }
+
+  /** A byte of the JSON's structure outside strings; the entry it ends, if any. */
+  private structure(c: number, chunk: Buffer, i: number): RawEntry | undefined {
+    const { stack, expectKey } = this;
+    const top = stack.length - 1;
+    if (c === QUOTE) {
+      this.inString = true;
+      // A key of the top object or of `log`: remember it (only its first bytes; `log`/`entries` are short).
+      if (stack[top] === OPEN_OBJECT && expectKey[top] && stack.length <= 2) this.keyBytes = [];
+      if (stack[top] === OPEN_OBJECT && expectKey[top]) expectKey[top] = false;
+    } else if (c === OPEN_OBJECT || c === OPEN_ARRAY) {
+      this.started = true;
+      // The stack grows with nesting anywhere in the file, even outside the entries (never parsed).
+      if (stack.length >= MAX_RECORDING_NESTING)
+        throw new InputError(
+          this.capturing ? `${this.file}: entry ${this.index}` : this.file,
+          `nests more than ${MAX_RECORDING_NESTING} levels deep`,
+        );
+      stack.push(c);
+      expectKey.push(c === OPEN_OBJECT);
+      if (stack.length <= 2) this.keys[stack.length] = "";
+      if (this.inEntries()) this.sawEntries = true;
+    } else if (c === CLOSE_OBJECT || c === CLOSE_ARRAY) {
+      if (stack.pop() !== (c === CLOSE_OBJECT ? OPEN_OBJECT : OPEN_ARRAY))
+        throw new InputError(
+          this.file,
+          "is not valid JSON (brackets do not match); a HAR file is one JSON document",
+        );
+      expectKey.pop();
+      if (this.capturing && !this.scalarEntry && this.inEntries()) return this.finish(chunk, i + 1);
+    } else if (c === COMMA) {
+      if (stack[top] === OPEN_OBJECT) expectKey[top] = true;
+    }
+    return undefined;
+  }
+
+  /** A scalar entry ended at `i`: its bytes without the blanks after it. */
+  private scalarEnd(chunk: Buffer, i: number): RawEntry {
+    this.scalarEntry = false;
+    const entry = this.finish(chunk, i);
+    let end = entry.bytes.length;
+    while (end > 0 && isSpace(entry.bytes[end - 1] as number)) end--;
+    return { ...entry, bytes: entry.bytes.subarray(0, end) };
+  }
+
+  /** The entry being cut out, ended at `end` of this chunk (kept whole, or only its size past the limit). */
+  private finish(chunk: Buffer, end: number): RawEntry {
+    const { start } = this;
+    const last = start >= 0 && end > start ? end - start : 0;
+    const size = this.pieceBytes + last;
+    let entry: RawEntry;
+    if (this.oversize || size > this.limit) {
+      entry = { index: this.index++, bytes: EMPTY, tooLarge: size };
+    } else {
+      const pieces = this.pieces;
+      if (last > 0) pieces.push(chunk.subarray(start, end));
+      entry = {
+        index: this.index++,
+        bytes: pieces.length === 1 ? (pieces[0] as Buffer) : Buffer.concat(pieces),
+      };
+    }
+    this.pieces = [];
+    this.pieceBytes = 0;
+    this.oversize = false;
+    this.capturing = false;
+    this.start = -1;
+    return entry;
+  }
+
+  /** The rest of a chunk an entry runs past: kept, or, past the limit, only counted. */
+  private keepRest(chunk: Buffer): void {
+    const piece = chunk.subarray(Math.max(0, this.start));
+    this.pieceBytes += piece.length;
+    // Past the limit nothing more is kept, and what was kept is let go: only the size is counted on.
+    if (this.pieceBytes > this.limit) {
+      this.oversize = true;
+      this.pieces = [];
+    } else {
+      this.pieces.push(piece);
     }
   }
-  if (!started || stack.length > 0 || inString)
-    throw new InputError(
-      file,
-      "is not valid JSON: it ends too early (truncated?); a HAR file is one JSON document",
-    );
-  if (!sawEntries) throw new InputError(file, "is not a HAR file: log.entries is missing");
 }

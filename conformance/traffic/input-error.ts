@@ -1,5 +1,11 @@
 import { JsonTooCostly } from "./json-bounds.js";
 
+// Recorded traffic is read structurally and checked by hand.
+export type Raw = any;
+
+/** Thrown for a malformed part of an entry; the reader adds the file and entry. */
+export class EntryError extends Error {}
+
 /** Input that cannot be checked at all: the CLI reports it with exit code 2, never a stack trace. */
 export class InputError extends Error {
   override name = "InputError";

@@ -1,11 +1,6 @@
 import type { FormPart, HeaderMap, RecordedBody } from "./exchange.js";
 import { multipartBoundary } from "../../src/contract/multipart.js";
-
-// Recorded traffic is read structurally and checked by hand.
-export type Raw = any;
-
-/** Thrown for a malformed part of an entry; the reader adds the file and entry. */
-export class EntryError extends Error {}
+import { EntryError, type Raw } from "./input-error.js";
 
 /** An empty map keyed by recorded names: no prototype, so `__proto__` or `constructor` is just a name. */
 export const emptyMap = <T>(): Record<string, T> => Object.create(null) as Record<string, T>;

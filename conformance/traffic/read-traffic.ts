@@ -3,15 +3,20 @@ import { createReadStream } from "node:fs";
 import { type Exchange, isEmptyBody } from "./exchange.js";
 import { entryLimit, harEntries } from "./har-stream.js";
 import { assertParseable, JsonTooCostly } from "./json-bounds.js";
-import { describeJsonError, entryWhere, InputError, sourceName } from "./input-error.js";
 import {
+  describeJsonError,
   EntryError,
+  entryWhere,
+  InputError,
+  type Raw,
+  sourceName,
+} from "./input-error.js";
+import {
   emptyMap,
   harFormParts,
   normalizeBody,
   normalizeHeaders,
   normalizeQuery,
-  type Raw,
   requestContentType,
   scalarNumber,
   splitUrl,

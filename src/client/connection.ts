@@ -27,24 +27,30 @@ const CAUSES: Record<string, string> = {
 // A code is an identifier: anything else a cause carries is not quoted.
 const CODE = /^[A-Z][A-Z0-9_]{1,63}$/;
 
-/** The first code along a cause chain (a few links: causes are the fetch's, not the service's). */
-function codeOf(error: unknown): string | undefined {
+/** Links of a cause chain looked at: causes are the fetch's, not the service's, and few. */
+const CHAIN_LINKS = 4;
+
+/** An error and its causes, the objects among the first few links of its chain. */
+export function* causeChain(error: unknown): Generator<object> {
   let at = error;
-  for (let depth = 0; depth < 4 && at !== null && typeof at === "object"; depth++) {
+  for (let depth = 0; depth < CHAIN_LINKS && at !== null && typeof at === "object"; depth++) {
+    yield at;
+    at = (at as { cause?: unknown }).cause;
+  }
+}
+
+/** The first code along a cause chain. */
+function codeOf(error: unknown): string | undefined {
+  for (const at of causeChain(error)) {
     const code = (at as { code?: unknown }).code;
     if (typeof code === "string" && CODE.test(code)) return code;
-    at = (at as { cause?: unknown }).cause;
   }
   return undefined;
 }
 
 /** Whether undici's HTTP parser failed along the cause chain (Node 24 and later leave its code unset). */
 function parserFailed(error: unknown): boolean {
-  let at = error;
-  for (let depth = 0; depth < 4 && at !== null && typeof at === "object"; depth++) {
-    if ((at as Error).name === "HTTPParserError") return true;
-    at = (at as { cause?: unknown }).cause;
-  }
+  for (const at of causeChain(error)) if ((at as Error).name === "HTTPParserError") return true;
   return false;
 }
 
@@ -58,11 +64,8 @@ function describe(code: string | undefined, parser: boolean): string {
 
 /** Drops the bytes undici's HTTP parser failed on (`data`: the service's, maybe personal data). */
 export function scrubbed<E>(error: E): E {
-  let at: unknown = error;
-  for (let depth = 0; depth < 4 && at !== null && typeof at === "object"; depth++) {
+  for (const at of causeChain(error))
     if ((at as Error).name === "HTTPParserError") Reflect.deleteProperty(at, "data");
-    at = (at as { cause?: unknown }).cause;
-  }
   return error;
 }
 

@@ -1,0 +1,237 @@
+// One run of the receiver battery against one receiver: how a delivery is posted, how its answer is
+// judged (acknowledged, refused, still answering) and recorded, and the reproducer of a failed one.
+import { randomBytes, randomUUID } from "node:crypto";
+import type { ActiveFinding, ActiveResult } from "../probe/active-report.js";
+import { type CurlHeader, curlCommand, shellQuote } from "../probe/curl.js";
+import { type Answer, send } from "../probe/http-send.js";
+import { type ExampleDelivery, exampleDeliveries, isWorkflowChannel } from "./example-deliveries.js";
+import { authorization, type ReceiverAuth } from "./receiver-auth.js";
+
+/** What the battery is pointed at. */
+export interface BatteryOptions {
+  /** The events URL (biometric and EDD events), authenticated with `auth`. */
+  url: URL;
+  auth?: ReceiverAuth;
+  /** The workflow case Webhook URL (no credentials). */
+  workflowUrl?: URL;
+  /** A delivery not acknowledged within this many milliseconds failed (the sandbox waits 10 s). */
+  timeoutMs: number;
+  /** Above this many milliseconds an acknowledgement is slow (a warning): "respond quickly". */
+  slowMs?: number;
+  /** Called after each request (for progress). */
+  onResult?: (result: ActiveResult) => void;
+}
+
+/** The default --timeout: the sandbox's delivery timeout. */
+export const DEFAULT_TIMEOUT_MS = 10_000;
+/** An acknowledgement slower than this is reported. */
+export const SLOW_ACK_MS = 1_000;
+/** Bytes of a receiver's answer kept (only its status is judged). */
+const ANSWER_BYTES = 64 * 1024;
+/** The variable the reproducers read the events URL's query from: it often holds the receiver's secret. */
+export const QUERY_VARIABLE = "IDV_RECEIVER_QUERY";
+
+/** One request of the battery. */
+export interface Delivery {
+  case: string;
+  phase: string;
+  operationId: string;
+  /** Which URL: the events URL or the workflow URL. */
+  workflow: boolean;
+  headers: Record<string, string>;
+  /** Send these credentials; undefined sends none. */
+  auth?: ReceiverAuth | undefined;
+  /** The configured credentials are sent (the reproducer names them by variable). */
+  rightAuth?: boolean;
+  body: Buffer;
+  /** How the reproducer prints a body too large to show. */
+  bodyShell?: string;
+}
+
+/** A value as a delivery's body. */
+export const json = (value: unknown): Buffer => Buffer.from(JSON.stringify(value));
+/** A workflow webhook id the receiver has not seen. */
+export const freshWebhookId = (): string => `whk_probe_${randomBytes(10).toString("hex")}`;
+
+/**
+ * The payload with a transaction id of its own: each case after the examples is a delivery the
+ * receiver has not seen, so that a receiver that drops duplicates is judged on duplicates alone.
+ */
+export function fresh(payload: unknown): unknown {
+  if (payload === null || typeof payload !== "object" || !("transaction_id" in payload)) return payload;
+  return { ...payload, transaction_id: randomUUID() };
+}
+
+/** A finding on the receiver's answer. */
+export const answerFinding = (check: string, message: string): ActiveFinding => ({
+  in: "receiver.answer",
+  check,
+  pointer: "",
+  message,
+});
+
+/** The battery's state against one receiver: what it sends, and the results and notes so far. */
+export class ReceiverSession {
+  readonly results: ActiveResult[] = [];
+  readonly notes: string[] = [];
+  readonly slowMs: number;
+  readonly auth: ReceiverAuth | undefined;
+  /** The example deliveries of the events URL, and of the workflow URL. */
+  readonly events: ExampleDelivery[];
+  readonly workflow: ExampleDelivery[];
+  /** The delivery the cases after the examples are made from (a `created` event when there is one). */
+  readonly created: ExampleDelivery | undefined;
+
+  constructor(readonly options: BatteryOptions) {
+    this.slowMs = options.slowMs ?? SLOW_ACK_MS;
+    this.auth = options.auth;
+    const deliveries = exampleDeliveries();
+    this.events = deliveries.filter((d) => !isWorkflowChannel(d.channel));
+    this.workflow = deliveries.filter((d) => isWorkflowChannel(d.channel));
+    this.created = this.events.find((d) => d.event === "created") ?? this.events[0];
+  }
+
+  /** An event delivery to the events URL, with the configured credentials. */
+  eventDelivery(d: ExampleDelivery, label: string, payload: unknown = d.payload): Delivery {
+    return {
+      case: label,
+      phase: "deliveries",
+      operationId: `${d.channel}.${d.event}`,
+      workflow: false,
+      headers: { ...d.headers },
+      auth: this.auth,
+      rightAuth: this.auth !== undefined,
+      body: json(payload),
+    };
+  }
+
+  /** Send a delivery; its answer, or how it failed. */
+  post(d: Delivery): Promise<Answer> {
+    const url = d.workflow ? this.options.workflowUrl! : this.options.url;
+    const headers: [string, string][] = Object.entries(d.headers);
+    if (d.auth) headers.push(["Authorization", authorization(d.auth)]);
+    return send(
+      { method: "POST", url, headers, body: d.body },
+      { timeoutMs: this.options.timeoutMs, maxBodyBytes: ANSWER_BYTES },
+    );
+  }
+
+  /** Keep the result of a delivery (with its reproducer when it failed). */
+  record(d: Delivery, answer: Answer, violations: ActiveFinding[], warnings: ActiveFinding[]): ActiveResult {
+    const result: ActiveResult = {
+      phase: d.phase,
+      case: d.case,
+      operationId: d.operationId,
+      method: "POST",
+      path: d.workflow ? "workflow URL" : "events URL",
+      status: answer.status,
+      ms: Math.round(answer.ms * 10) / 10,
+      ok: violations.length === 0,
+      violations,
+      warnings,
+    };
+    if (violations.length > 0) result.curl = reproducer(d, this.options);
+    this.results.push(result);
+    this.options.onResult?.(result);
+    return result;
+  }
+
+  /** A delivery that must be acknowledged (2xx), quickly. */
+  async expectAck(d: Delivery, check: string, accept3xx = false): Promise<ActiveResult> {
+    const answer = await this.post(d);
+    const violations: ActiveFinding[] = [];
+    const warnings: ActiveFinding[] = [];
+    if (answer.failure === "timeout") {
+      violations.push(
+        answerFinding(
+          "time_to_ack",
+          `no answer within ${this.options.timeoutMs} ms; the service counts the delivery as failed and sends it again`,
+        ),
+      );
+    } else if (answer.status === 0) {
+      violations.push(
+        answerFinding(
+          check,
+          answer.failure === "refused"
+            ? "the connection was refused: nothing listens at this URL"
+            : "the connection closed without an answer",
+        ),
+      );
+    } else {
+      const acked =
+        (answer.status >= 200 && answer.status < 300) ||
+        (accept3xx && answer.status < 400 && answer.status >= 300);
+      if (!acked)
+        violations.push(
+          answerFinding(
+            check,
+            `answered ${answer.status}; the service treats anything but 2xx as not acknowledged and sends it again`,
+          ),
+        );
+      if (answer.ms > this.slowMs)
+        warnings.push(
+          answerFinding(
+            "time_to_ack",
+            `acknowledged after ${Math.round(answer.ms)} ms (over ${this.slowMs} ms): the document says respond quickly; acknowledge first, process afterwards`,
+          ),
+        );
+    }
+    return this.record(d, answer, violations, warnings);
+  }
+
+  /** A delivery that must not be acknowledged (credentials missing or wrong). */
+  async expectRefusal(d: Delivery): Promise<ActiveResult> {
+    const answer = await this.post(d);
+    const violations: ActiveFinding[] = [];
+    if (answer.status >= 200 && answer.status < 300)
+      violations.push(
+        answerFinding(
+          "credentials_required",
+          `answered ${answer.status}: a delivery ${d.auth ? "with wrong" : "without"} credentials was acknowledged, so anyone can post events to this URL`,
+        ),
+      );
+    return this.record(d, answer, violations, []);
+  }
+
+  /**
+   * After a hostile request: is the receiver still there? Any answer says so, and so does a slow one
+   * (time_to_ack reports slowness); a refused or dropped connection says it is gone.
+   */
+  async stillAnswers(): Promise<boolean> {
+    const first = this.events[0];
+    if (!first) return true;
+    const answer = await this.post(this.eventDelivery(first, "liveness", fresh(first.payload)));
+    return answer.status > 0 || answer.failure === "timeout";
+  }
+}
+
+/** The reproducer of a delivery: credentials as variables, the body as sent. */
+function reproducer(d: Delivery, options: BatteryOptions): string {
+  const headers: CurlHeader[] = Object.entries(d.headers).map(([n, v]) => [n, { literal: v }]);
+  if (d.auth && d.rightAuth)
+    headers.push([
+      "Authorization",
+      {
+        shell:
+          d.auth.scheme === "bearer"
+            ? "Bearer $IDV_RECEIVER_TOKEN"
+            : "Basic $(printf '%s' \"$IDV_RECEIVER_USER:$IDV_RECEIVER_PASSWORD\" | base64)",
+      },
+    ]);
+  else if (d.auth?.scheme === "bearer") headers.push(["Authorization", { literal: authorization(d.auth) }]);
+  else if (d.auth)
+    // The user name is part of the configured credentials: a variable too; the wrong password is the test's own.
+    headers.push([
+      "Authorization",
+      { shell: `Basic $(printf '%s' "$IDV_RECEIVER_USER:${d.auth.password}" | base64)` },
+    ]);
+  // The workflow URL's hard-to-guess path is what protects it: a variable, like a credential.
+  const url = d.workflow ? "$IDV_WORKFLOW_URL" : eventsUrlWord(options.url);
+  return curlCommand({ method: "POST", url, headers, body: d.bodyShell ? { shell: d.bodyShell } : d.body });
+}
+
+/** The events URL in a reproducer: as written, its query (if any) read from $IDV_RECEIVER_QUERY. */
+function eventsUrlWord(url: URL): string | { shell: string } {
+  const base = `${url.origin}${url.pathname}`;
+  return url.search === "" ? base : { shell: `${shellQuote(`${base}?`)}"$${QUERY_VARIABLE}"` };
+}
