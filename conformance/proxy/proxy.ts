@@ -12,6 +12,7 @@ import { request as httpsRequest } from "node:https";
 import { type Duplex, pipeline } from "node:stream";
 import { brotliDecompressSync, gunzipSync, inflateSync } from "node:zlib";
 import { createSafeServer, listen, type Listening, type RequestTarget } from "../../src/server/index.js";
+import type { SafeHandler } from "../../src/server/handler.js";
 import { shapeOfPath } from "../../src/server/operations.js";
 import type { Exchange, HeaderMap } from "../traffic/exchange.js";
 import type { EntryResult } from "../findings/findings.js";
@@ -39,6 +40,8 @@ export interface ProxyOptions {
   onExchange?: (exchange: HarExchange) => void;
   /** Awaited before each request is forwarded: a consumer slower than the traffic (the recording) holds it back. */
   ready?: () => Promise<void>;
+  /** Wraps the handler: `--sign` adds each request's credentials before it is forwarded (sign-upstream.ts). */
+  sign?: (handle: SafeHandler) => SafeHandler;
 }
 
 export interface RunningProxy {
@@ -315,7 +318,10 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
 
   // No deadline for a whole request: one held while the recording catches up, or an upload paced by
   // a slow service, must not be cut off and lost.
-  const server = createSafeServer(handle, { errorBody: proxyError, requestTimeoutMs: 0 });
+  const server = createSafeServer(options.sign?.(handle) ?? handle, {
+    errorBody: proxyError,
+    requestTimeoutMs: 0,
+  });
   refuseTunnels(server, (status, message) => proxyError(status, message, undefined));
   const listening: Listening = await listen(server, options.port ?? 4011, options.host ?? "127.0.0.1");
   return {
