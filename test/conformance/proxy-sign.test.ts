@@ -184,4 +184,23 @@ describe("proxy --sign", () => {
       await proxy.close();
     }
   });
+
+  it("a service it cannot reach: 502 in the service's shape, a v4 body read to sign or not", async () => {
+    const checker = await openConformanceChecker({ spec: bundledContract(), basePaths: [] });
+    const proxy = await startProxy({
+      upstream: new URL("http://127.0.0.1:9"),
+      checker,
+      port: 0,
+      sign: signingHandler({ apiKey: KEY, secret: SECRET }, { basePaths: [], maxBytes: 1024 }),
+    });
+    try {
+      for (const path of ["/api/v4/pep_checks", "/api/v2/send_text"]) {
+        const response = await fetch(`${proxy.url}${path}`, { method: "POST", body: '{"a":1}' });
+        expect(response.status, path).toBe(502);
+        expect(await response.json()).toMatchObject({ error_code: "PROXY_UPSTREAM" });
+      }
+    } finally {
+      await proxy.close();
+    }
+  });
 });
