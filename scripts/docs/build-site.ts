@@ -214,6 +214,7 @@ export async function buildSite(options: BuildOptions = DEFAULT_BUILD): Promise<
     messages: events,
     gapGroups: gapSources.flatMap(groupGaps),
     changelog: changelog.headings,
+    journeys,
   });
   files.set("assets/search-index.json", JSON.stringify(index));
   files.set(

@@ -137,6 +137,20 @@ describe("the landing page and the navigation", () => {
     }
   });
 
+  it("the site search finds each journey by its id and by a step's operation", () => {
+    const index = JSON.parse(read("assets/search-index.json")) as {
+      kind: string;
+      title: string;
+      href: string;
+      text: string;
+    }[];
+    for (const [id, w] of workflows) {
+      const entry = index.find((e) => e.kind === "Journey" && e.href === journeyFile(id));
+      expect(entry?.title, id).toContain(id);
+      expect(entry?.text).toContain(w.steps[0].operationId);
+    }
+  });
+
   it("every page's header reaches every journey", () => {
     for (const page of ["index.html", "gaps.html", journeyFile(workflows[0]![0])]) {
       const nav = /<nav class="guide-nav journey-nav"[\s\S]*?<\/nav>/.exec(read(page))?.[0] ?? "";
