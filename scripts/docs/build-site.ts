@@ -159,8 +159,14 @@ export async function buildSite(options: BuildOptions = DEFAULT_BUILD): Promise<
   const asyncapi = existsSync(options.asyncapiPath)
     ? readJson(options.asyncapiPath, "The AsyncAPI bundle")
     : null;
-  const guides = readGuides(options.guidesDir ?? fromRoot("docs"));
   const journeys = readJourneys(options.arazzoDir ?? fromRoot("arazzo"));
+  const journeyPages = new Map(
+    [...journeys].reverse().flatMap((j) => [
+      [j.source, j.page.file],
+      [`${j.source}#${j.workflowId}`, j.page.file],
+    ]),
+  );
+  const guides = readGuides(options.guidesDir ?? fromRoot("docs"), journeyPages);
   const changelogPath = options.changelogPath ?? fromRoot("CHANGELOG.md");
   const changelog = renderChangelog(existsSync(changelogPath) ? readFileSync(changelogPath, "utf8") : "");
   const siteRoot = options.root ?? "/";

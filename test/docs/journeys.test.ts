@@ -15,6 +15,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadArazzo } from "../../scripts/arazzo/documents.js";
 import { type BuildResult, buildSite, DEFAULT_BUILD } from "../../scripts/docs/build-site.js";
+import { readGuides } from "../../scripts/docs/guides.js";
 import { journeyFile } from "../../scripts/docs/journeys.js";
 import { findExternalLoads } from "../../scripts/docs/offline.js";
 import { operationLink } from "../../scripts/docs/reference-links.js";
@@ -156,6 +157,33 @@ describe("the landing page and the navigation", () => {
       const nav = /<nav class="guide-nav journey-nav"[\s\S]*?<\/nav>/.exec(read(page))?.[0] ?? "";
       for (const [id] of workflows) expect(nav, page).toContain(`href="${journeyFile(id)}"`);
     }
+  });
+});
+
+describe("links from the guides", () => {
+  it("a guide's link to arazzo/ or to a workflow of a document lands on the journeys", () => {
+    const article =
+      /<article class="guide">[\s\S]*<\/article>/.exec(read("guide-other-tools.html"))?.[0] ?? "";
+    expect(article).toContain('href="index.html#journeys"');
+    expect(article).toContain('href="journey-manual-verification-export.html"');
+    expect(article).toContain('href="journey-biometric-review-then-pdf.html"');
+  });
+
+  it("a link to a document or a workflow the site has no page for keeps its words only", () => {
+    const guides = join(dir, "guides");
+    mkdirSync(guides, { recursive: true });
+    writeFileSync(
+      join(guides, "g.md"),
+      "# G\n\n[first](../arazzo/pep-checks.arazzo.yaml), [named](../arazzo/pep-checks.arazzo.yaml#pep-check-pdf), [none](../arazzo/nope.arazzo.yaml), [other](../arazzo/pep-checks.arazzo.yaml#nope)\n",
+    );
+    const pages = new Map([
+      ["arazzo/pep-checks.arazzo.yaml", "journey-pep-check-pdf.html"],
+      ["arazzo/pep-checks.arazzo.yaml#pep-check-pdf", "journey-pep-check-pdf.html"],
+    ]);
+    const html = readGuides(guides, pages)[0]!.html;
+    expect(html.match(/href="journey-pep-check-pdf\.html"/g)).toHaveLength(2);
+    expect(html).toContain("none");
+    expect(html).not.toContain("nope");
   });
 });
 
