@@ -45,7 +45,8 @@ function factsTable(basePaths: string[]): RouteTable<OperationFacts> {
 /** The request as the service gets it: the client's headers without credentials, then the scheme's. */
 function withCredentials(req: IncomingMessage, signed: Headers, body: Buffer | undefined): IncomingMessage {
   const rawHeaders: string[] = [];
-  const headers: IncomingMessage["headers"] = {};
+  // A header's name is the client's: never a key of a plain object.
+  const headers: IncomingMessage["headers"] = Object.create(null);
   for (let i = 0; i < req.rawHeaders.length; i += 2) {
     const name = req.rawHeaders[i] as string;
     if (CREDENTIAL_HEADERS.has(name.toLowerCase())) continue;

@@ -3,7 +3,7 @@
 // from IDV_API_KEY and IDV_API_SECRET; a client's own credentials are replaced; nothing else is
 // touched; the credentials are never printed nor recorded.
 import { readFileSync, rmSync } from "node:fs";
-import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
+import { createServer, request as httpRequest, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -21,7 +21,7 @@ const SECRET = "sign-test-secret-91c2";
 const dir = tempDir();
 
 /** What the upstream got: the head and body of each request. */
-const got: { method: string; path: string; headers: IncomingHttpHeaders; body: Buffer }[] = [];
+const got: { method: string; path: string; headers: IncomingHttpHeaders; raw: string[]; body: Buffer }[] = [];
 let upstream: Server;
 let upstreamUrl: string;
 const saved = { key: process.env.IDV_API_KEY, secret: process.env.IDV_API_SECRET };
@@ -35,6 +35,7 @@ beforeAll(async () => {
         method: req.method ?? "",
         path: req.url ?? "",
         headers: req.headers,
+        raw: req.rawHeaders,
         body: Buffer.concat(chunks),
       });
       res.writeHead(200, { "content-type": "application/json" }).end("{}");
@@ -122,6 +123,29 @@ describe("proxy --sign", () => {
     }
     expect(post!.body.toString()).toBe(body);
     expect(get!.body.length).toBe(0);
+  });
+
+  it("passes a header named __proto__ on as a header, v2 and v4 alike", async () => {
+    await signedRun(async (url) => {
+      for (const path of ["/api/v2/send_text", "/api/v4/pep_checks"])
+        await new Promise<void>((resolve, reject) => {
+          // node:http, since fetch drops a header of that name before sending it.
+          const request = httpRequest(`${url}${path}`, {
+            method: "POST",
+            headers: ["host", new URL(url).host, "__proto__", "x", "constructor", "y", "content-length", "2"],
+          });
+          request.on("response", (response) => response.resume().on("end", resolve));
+          request.on("error", reject);
+          request.end("{}");
+        });
+    });
+    expect(got).toHaveLength(2);
+    for (const request of got) {
+      expect(request.headers["svc-api-key"]).toBe(KEY);
+      const raw = request.raw.map((v, i) => (i % 2 === 0 ? v.toLowerCase() : v)).join("\n");
+      expect(raw).toContain("__proto__\nx");
+      expect(raw).toContain("constructor\ny");
+    }
   });
 
   it("leaves a request that is no operation of the contract as it came", async () => {
