@@ -22,7 +22,8 @@ import {
 } from "../run/command.js";
 import { contractFile } from "../findings/contract-location.js";
 import { createReporter, findingLine, type Reporter } from "../findings/reporters.js";
-import { startProxy } from "./proxy.js";
+import { DEFAULT_CAPTURE_BYTES, startProxy } from "./proxy.js";
+import { signingCredentials, signingHandler } from "./sign-upstream.js";
 import { HarRecorder } from "./har.js";
 import { commandFailure, type CommandEnd, runCommand } from "./wrapped-command.js";
 import { takeUrl, type UrlFlag } from "../run/url-intake.js";
@@ -48,6 +49,8 @@ Options:
   --port N                port to listen on (default 4011; 0: a free one)
   --host H                address to listen on (default 127.0.0.1)
   --record FILE.har       record every exchange (credentials and personal data redacted)
+  --sign                  add each operation's credentials (v2 key and secret, v4 date and
+                          signature) from IDV_API_KEY and IDV_API_SECRET to what it forwards
   --spec FILE             the contract (default: the bundled one)
   --base-path PATH        a path prefix to strip before matching routes (repeatable)
   --warnings-as-errors    treat warnings as violations
@@ -79,6 +82,7 @@ export const FLAGS = {
   port: { type: "string" },
   host: { type: "string" },
   record: { type: "string" },
+  sign: { type: "boolean" },
   spec: { type: "string" },
   "base-path": { type: "string", multiple: true },
   "warnings-as-errors": { type: "boolean" },
@@ -105,6 +109,7 @@ function parse(argv: string[]) {
     port,
     host: values.host ?? "127.0.0.1",
     record: values.record,
+    sign: values.sign ? signingCredentials(process.env) : undefined,
     spec: values.spec,
     basePaths: values["base-path"] ?? [],
     warningsAsErrors: values["warnings-as-errors"] ?? false,
@@ -199,6 +204,9 @@ export async function runProxy(argv: string[], io: ProxyIo): Promise<number> {
       },
       onExchange: recorder ? (exchange) => recorder?.add(exchange) : undefined,
       ready: recorder ? () => recorder!.ready() : undefined,
+      sign:
+        args.sign &&
+        signingHandler(args.sign, { basePaths: args.basePaths, maxBytes: DEFAULT_CAPTURE_BYTES }),
     }).catch((error: NodeJS.ErrnoException) => {
       throw new InputError(
         `${args.host}:${args.port}`,

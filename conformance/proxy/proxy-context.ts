@@ -1,5 +1,6 @@
 // What the proxy is given, what every exchange it forwards shares, and the shape of its own errors.
 import type { request as httpRequest } from "node:http";
+import type { SafeHandler } from "../../src/server/handler.js";
 import { shapeOfPath } from "../../src/server/operations.js";
 import type { EntryResult } from "../findings/findings.js";
 import type { ConformanceChecker } from "../run/open-checker.js";
@@ -24,6 +25,8 @@ export interface ProxyOptions {
   onExchange?: (exchange: HarExchange) => void;
   /** Awaited before each request is forwarded: a consumer slower than the traffic (the recording) holds it back. */
   ready?: () => Promise<void>;
+  /** Wraps the handler: `--sign` adds each request's credentials before it is forwarded (sign-upstream.ts). */
+  sign?: (handle: SafeHandler) => SafeHandler;
 }
 
 /** What every exchange the proxy forwards shares. */

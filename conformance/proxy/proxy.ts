@@ -52,7 +52,10 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
 
   // No deadline for a whole request: one held while the recording catches up, or an upload paced by
   // a slow service, must not be cut off and lost.
-  const server = createSafeServer(handle, { errorBody: proxyError, requestTimeoutMs: 0 });
+  const server = createSafeServer(options.sign?.(handle) ?? handle, {
+    errorBody: proxyError,
+    requestTimeoutMs: 0,
+  });
   refuseTunnels(server, (status, message) => proxyError(status, message, undefined));
   const listening: Listening = await listen(server, options.port ?? 4011, options.host ?? "127.0.0.1");
   return {

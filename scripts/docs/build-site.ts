@@ -7,7 +7,7 @@ import { fromRoot } from "../lib/paths.js";
 import { buildApiReference } from "./api-reference.js";
 import { renderChangelog } from "./changelog-page.js";
 import { referenceBundle } from "./code-samples.js";
-import { collectGaps, type GapMark } from "./gaps.js";
+import { collectGaps } from "./gaps.js";
 import { type GapSource, groupGaps, renderGapsContent } from "./gaps-page.js";
 import { type Guide, readGuides } from "./guides.js";
 import { escapeHtml } from "./html.js";
@@ -20,6 +20,7 @@ import {
   renderPage,
   type SitePage,
 } from "./layout.js";
+import { type Journey, readJourneys, renderJourney, renderJourneyList } from "./journeys.js";
 import { renderDiagram } from "./lifecycle-diagram.js";
 import { findExternalLoads } from "./offline.js";
 import { referenceRoutePrefixes } from "./reference-links.js";
@@ -33,6 +34,8 @@ export interface BuildOptions {
   /** The guides (docs/*.md) and CHANGELOG.md; the repository's own by default. */
   guidesDir?: string;
   changelogPath?: string;
+  /** The Arazzo documents, one page per workflow; the repository's arazzo/ by default. */
+  arazzoDir?: string;
   /** The path the site is served under, for the 404 page (answered at any depth): "/" by default. */
   root?: string;
 }
@@ -93,71 +96,97 @@ const notFound = (root: string): string => `<div class="not-found">
   <p><a href="${escapeHtml(root)}index.html">Back to the overview</a></p>
 </div>`;
 
-/** Build the whole site (overview, reference, webhooks, gaps, guides, changelog, 404, search index) into outDir. */
-export async function buildSite(options: BuildOptions = DEFAULT_BUILD): Promise<BuildResult> {
-  const openapi = readJson(options.openapiPath, "The OpenAPI bundle");
-  const asyncapi = existsSync(options.asyncapiPath)
-    ? readJson(options.asyncapiPath, "The AsyncAPI bundle")
-    : null;
-  const guides = readGuides(options.guidesDir ?? fromRoot("docs"));
-  const changelogPath = options.changelogPath ?? fromRoot("CHANGELOG.md");
-  const changelog = renderChangelog(existsSync(changelogPath) ? readFileSync(changelogPath, "utf8") : "");
-  const siteRoot = options.root ?? "/";
-  const pages: SitePage[] = [...MAIN_PAGES, ...guides.map((g) => g.page)];
-  const files = new Map<string, string>();
-  const page = (file: string, title: string, content: string, root?: string): void => {
-    files.set(file, renderPage({ file, title, content, notice: NOTICE, pages, ...(root ? { root } : {}) }));
-  };
-
-  const openapiGaps = collectGaps(openapi);
-  let asyncapiGaps: GapMark[] | null = null;
-  let webhooks: string;
-  if (asyncapi) {
-    asyncapiGaps = collectGaps(asyncapi);
-    try {
-      webhooks = renderWebhooksContent(asyncapi);
-    } catch (error) {
-      throw new Error(`${options.asyncapiPath}: ${(error as Error).message}`, { cause: error });
-    }
-  } else {
-    webhooks = `<h1>Webhooks</h1><p class="notice">The AsyncAPI bundle <code>generated/asyncapi.json</code> does not exist yet, so the webhook events cannot be listed. Build the contract and run <code>npm run docs</code> again.</p>`;
+/** The webhooks page, or a notice saying why it lists no events. */
+function webhooksContent(asyncapi: Json | null, path: string): string {
+  if (!asyncapi)
+    return `<h1>Webhooks</h1><p class="notice">The AsyncAPI bundle <code>generated/asyncapi.json</code> does not exist yet, so the webhook events cannot be listed. Build the contract and run <code>npm run docs</code> again.</p>`;
+  try {
+    return renderWebhooksContent(asyncapi);
+  } catch (error) {
+    throw new Error(`${path}: ${(error as Error).message}`, { cause: error });
   }
-  const gapSources: GapSource[] = [
+}
+
+/** The gaps of both contracts, as the gaps page and the search group them. */
+function gapSourcesOf(openapi: Json, asyncapi: Json | null): GapSource[] {
+  return [
     {
       title: "HTTP API (OpenAPI)",
       file: "generated/openapi.json",
       kind: "openapi",
       document: openapi,
-      marks: openapiGaps,
+      marks: collectGaps(openapi),
     },
     {
       title: "Webhooks (AsyncAPI)",
       file: "generated/asyncapi.json",
       kind: "asyncapi",
       document: asyncapi,
-      marks: asyncapiGaps,
+      marks: asyncapi ? collectGaps(asyncapi) : null,
     },
   ];
+}
 
-  const operations = operationsOf(openapi).length;
-  const lifecycle = await renderDiagram(readSiteSource("lifecycle.dot"), "Biometric verification lifecycle");
-  const landing = fillTemplate(
+/** The landing page: docs/site/index.html with the contract's facts, the lifecycle and the journeys. */
+function landingContent(openapi: Json, gaps: GapSource[], lifecycle: string, journeys: Journey[]): string {
+  return fillTemplate(
     readSiteSource("index.html").replace(/^<!--[\s\S]*?-->\s*/, ""),
     {
-      operationCount: String(operations),
-      gapCount: String(openapiGaps.length + (asyncapiGaps?.length ?? 0)),
+      operationCount: String(operationsOf(openapi).length),
+      gapCount: String(gaps.reduce((n, g) => n + (g.marks?.length ?? 0), 0)),
       authentication: renderAuthentication(openapi),
       errors: renderErrorShapes(openapi),
       lifecycle,
+      journeys: renderJourneyList(journeys),
     },
     "docs/site/index.html",
   );
+}
 
-  page("index.html", "Overview", landing);
-  page("webhooks.html", "Webhooks", webhooks);
+/** Refuse a page that would load anything from the network (api.html was checked as it was built). */
+function checkOffline(files: Map<string, string>): void {
+  for (const [name, content] of files) {
+    if (!name.endsWith(".html") || name === "api.html") continue;
+    const loads = findExternalLoads(content);
+    if (loads.length)
+      throw new Error(`${name} would load ${loads.map((l) => l.url).join(", ")} from the network`);
+  }
+}
+
+/** Build the whole site (overview, reference, webhooks, gaps, journeys, guides, changelog, 404, search index) into outDir. */
+export async function buildSite(options: BuildOptions = DEFAULT_BUILD): Promise<BuildResult> {
+  const openapi = readJson(options.openapiPath, "The OpenAPI bundle");
+  const asyncapi = existsSync(options.asyncapiPath)
+    ? readJson(options.asyncapiPath, "The AsyncAPI bundle")
+    : null;
+  const journeys = readJourneys(options.arazzoDir ?? fromRoot("arazzo"));
+  const journeyPages = new Map(
+    [...journeys].reverse().flatMap((j) => [
+      [j.source, j.page.file],
+      [`${j.source}#${j.workflowId}`, j.page.file],
+    ]),
+  );
+  const guides = readGuides(options.guidesDir ?? fromRoot("docs"), journeyPages);
+  const changelogPath = options.changelogPath ?? fromRoot("CHANGELOG.md");
+  const changelog = renderChangelog(existsSync(changelogPath) ? readFileSync(changelogPath, "utf8") : "");
+  const siteRoot = options.root ?? "/";
+  const pages: SitePage[] = [...MAIN_PAGES, ...guides.map((g) => g.page), ...journeys.map((j) => j.page)];
+  const files = new Map<string, string>();
+  const page = (file: string, title: string, content: string, root?: string): void => {
+    files.set(file, renderPage({ file, title, content, notice: NOTICE, pages, ...(root ? { root } : {}) }));
+  };
+
+  // The pages.
+  const gapSources = gapSourcesOf(openapi, asyncapi);
+  const lifecycle = await renderDiagram(readSiteSource("lifecycle.dot"), "Biometric verification lifecycle");
+  const events = asyncapi ? listMessages(asyncapi) : [];
+  page("index.html", "Overview", landingContent(openapi, gapSources, lifecycle, journeys));
+  page("webhooks.html", "Webhooks", webhooksContent(asyncapi, options.asyncapiPath));
   page("gaps.html", "Gaps", renderGapsContent(gapSources));
   page("changelog.html", "Changelog", changelog.html);
   for (const guide of guides) page(guide.page.file, guide.title, guideContent(guide));
+  for (const journey of journeys)
+    page(journey.page.file, `Journey: ${journey.workflowId}`, renderJourney(journey, openapi, events));
   // Answered at any depth by a server, so its links start at the site's root and its styles are inlined.
   files.set(
     "404.html",
@@ -181,14 +210,17 @@ export async function buildSite(options: BuildOptions = DEFAULT_BUILD): Promise<
       "Identity Verification Service API reference",
     ).replace(/^(<!DOCTYPE html>)/i, `$1\n<!-- ${escapeHtml(NOTICE)} -->`),
   );
+
+  // The assets, the search index and the reference's routes.
   files.set("assets/lifecycle.svg", `<!-- ${escapeHtml(NOTICE)} -->\n${lifecycle}\n`);
   for (const asset of ASSETS) files.set(`assets/${asset}`, readSiteSource(asset));
   const index = buildSearchIndex({
     openapi,
     guides,
-    messages: asyncapi ? listMessages(asyncapi) : [],
+    messages: events,
     gapGroups: gapSources.flatMap(groupGaps),
     changelog: changelog.headings,
+    journeys,
   });
   files.set("assets/search-index.json", JSON.stringify(index));
   files.set(
@@ -196,24 +228,17 @@ export async function buildSite(options: BuildOptions = DEFAULT_BUILD): Promise<
     `${JSON.stringify({ page: "api.html", prefixes: referenceRoutePrefixes(openapi) }, null, 2)}\n`,
   );
 
-  // api.html was checked by buildApiReference, with the rewrite to add when it fails.
-  for (const [name, content] of files) {
-    if (name.endsWith(".html") && name !== "api.html") {
-      const loads = findExternalLoads(content);
-      if (loads.length)
-        throw new Error(`${name} would load ${loads.map((l) => l.url).join(", ")} from the network`);
-    }
-  }
+  checkOffline(files);
   for (const [name, content] of files) {
     mkdirSync(dirname(join(options.outDir, name)), { recursive: true });
     writeFileSync(join(options.outDir, name), content);
   }
-
+  const [openapiGaps, asyncapiGaps] = gapSources.map((g) => g.marks?.length ?? null);
   return {
     files: [...files.keys()],
-    operations,
+    operations: operationsOf(openapi).length,
     guides: guides.map((g) => g.name),
-    gaps: { openapi: openapiGaps.length, asyncapi: asyncapiGaps?.length ?? null },
+    gaps: { openapi: openapiGaps ?? 0, asyncapi: asyncapiGaps ?? null },
     ...(asyncapi
       ? {}
       : { warning: `${options.asyncapiPath} not found: webhooks.html says so and lists no events` }),

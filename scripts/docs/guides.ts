@@ -38,8 +38,13 @@ export interface Guide {
 /** The page a guide becomes. */
 export const guideFile = (name: string): string => `guide-${name}.html`;
 
-/** Every guide in a folder (docs/ by default), rendered, in navigation order. */
-export function readGuides(dir: string): Guide[] {
+/**
+ * Every guide in a folder (docs/ by default), rendered, in navigation order. A link to
+ * `../arazzo/README.md` goes to the landing page's list of journeys, one to an Arazzo document to
+ * the page of its first workflow, or of the workflow its fragment names (`journeys` maps
+ * `arazzo/<name>.arazzo.yaml` and `arazzo/<name>.arazzo.yaml#<workflowId>` to the pages).
+ */
+export function readGuides(dir: string, journeys: ReadonlyMap<string, string> = new Map()): Guide[] {
   const names = readdirSync(dir)
     .filter((file) => file.endsWith(".md") && !NOT_GUIDES.has(file))
     .map((file) => file.slice(0, -3));
@@ -51,7 +56,9 @@ export function readGuides(dir: string): Guide[] {
     // A link to another guide goes to its page; a link to a file the site does not publish keeps its words.
     const match = /^(?:\.\/)?([\w-]+)\.md(#[\w-]*)?$/.exec(href);
     if (match?.[1] && published.has(match[1])) return guideFile(match[1]) + (match[2] ?? "");
-    return undefined;
+    if (/^\.\.\/arazzo\/(README\.md)?$/.test(href)) return "index.html#journeys";
+    const arazzo = /^\.\.\/(arazzo\/[\w-]+\.arazzo\.yaml(#[\w-]+)?)$/.exec(href)?.[1];
+    return arazzo === undefined ? undefined : journeys.get(arazzo);
   };
   return names.map((name) => {
     const source = readFileSync(join(dir, `${name}.md`), "utf8");

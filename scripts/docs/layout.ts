@@ -6,8 +6,8 @@ import { escapeHtml } from "./html.js";
 export interface SitePage {
   file: string;
   label: string;
-  /** "main" pages sit in the top bar, guides in the row under it. */
-  group: "main" | "guide";
+  /** "main" pages sit in the top bar, guides in the row under it, journeys in the row under that. */
+  group: "main" | "guide" | "journey";
 }
 
 /** The site's own pages, in navigation order; the guides are added as docs/*.md provides them. */
@@ -52,6 +52,10 @@ export function renderHeader(pages: readonly SitePage[], current: string, root =
         .join("\n      "),
       guides: pages
         .filter((p) => p.group === "guide")
+        .map(link)
+        .join("\n    "),
+      journeys: pages
+        .filter((p) => p.group === "journey")
         .map(link)
         .join("\n    "),
     },

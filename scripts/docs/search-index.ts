@@ -7,12 +7,13 @@ import type { GapGroup } from "./gaps-page.js";
 import type { Guide } from "./guides.js";
 import type { Json } from "../lib/json-ref.js";
 import { isHttpMethod } from "../lib/http-methods.js";
+import type { Journey } from "./journeys.js";
 import type { Heading } from "./markdown.js";
 import { operationLink } from "./reference-links.js";
 import type { WebhookMessage } from "./webhooks-page.js";
 
 export interface SearchEntry {
-  /** What the entry is: "Guide", "Operation", "Webhook event", "Gap", "Changelog". */
+  /** What the entry is: "Guide", "Operation", "Webhook event", "Journey", "Gap", "Changelog". */
   kind: string;
   title: string;
   href: string;
@@ -61,6 +62,7 @@ export function buildSearchIndex(parts: {
   messages: WebhookMessage[];
   gapGroups: GapGroup[];
   changelog: Heading[];
+  journeys?: Journey[];
 }): SearchEntry[] {
   const entries: SearchEntry[] = [];
   for (const guide of parts.guides) entries.push(...guideEntries(guide));
@@ -84,6 +86,15 @@ export function buildSearchIndex(parts: {
       title: `${m.name}${m.message?.title ? ` · ${m.message.title}` : ""}`,
       href: `webhooks.html#${m.anchor}`,
       text: plainText(`${m.message?.summary ?? ""} ${m.message?.description ?? ""}`),
+    });
+  }
+  for (const j of parts.journeys ?? []) {
+    const steps = (j.workflow.steps ?? []).map((s: Json) => `${s.stepId} ${s.operationId}`).join(" ");
+    entries.push({
+      kind: "Journey",
+      title: `${j.workflowId} · ${j.workflow.summary ?? ""}`,
+      href: j.page.file,
+      text: plainText(`${j.workflow.description ?? ""} ${steps}`),
     });
   }
   for (const group of parts.gapGroups) {

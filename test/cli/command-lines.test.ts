@@ -178,3 +178,28 @@ describe("-- ends the flags", () => {
     expect(result.status).toBe(2);
   });
 });
+
+describe("a flag that needs the environment names what it needs, never a value", () => {
+  it.each([
+    [
+      ["proxy", "--upstream", "http://127.0.0.1:9", "--sign"],
+      { IDV_API_KEY: CANARIES[0] },
+      "idv-conformance: --sign needs IDV_API_KEY and IDV_API_SECRET in the environment",
+    ],
+  ])("%j with %j", async (args, env, line) => {
+    const saved = { IDV_API_KEY: process.env.IDV_API_KEY, IDV_API_SECRET: process.env.IDV_API_SECRET };
+    delete process.env.IDV_API_SECRET;
+    Object.assign(process.env, env);
+    try {
+      const result = await runMain(args);
+      expect(result.status).toBe(2);
+      expect(result.stderr.split("\n")[0]).toBe(line);
+      expect(result.stdout).toBe("");
+      expect(containsCanary(result.stderr)).toBe(false);
+    } finally {
+      for (const [name, value] of Object.entries(saved))
+        if (value === undefined) delete process.env[name];
+        else process.env[name] = value;
+    }
+  });
+});
