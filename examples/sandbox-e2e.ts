@@ -3,7 +3,7 @@
 // hour, and the archived event arrives. `npx tsx examples/sandbox-e2e.ts` runs it; so does npm test.
 import type { AddressInfo } from "node:net";
 import { pathToFileURL } from "node:url";
-import { startSandbox } from "../sandbox/start.js";
+import { launchSandbox } from "../sandbox/start.js";
 import { createSandboxControl } from "../sandbox/index.js";
 import { createClient } from "../src/index.js";
 import type { WebhookEvent } from "../src/webhooks/index.js";
@@ -44,7 +44,7 @@ export async function runSandboxEndToEnd(options: { fetch?: typeof fetch } = {})
       check();
     });
 
-  const sandbox = await startSandbox({ port: 0 });
+  const sandbox = await launchSandbox({ port: 0 });
   try {
     const control = createSandboxControl(sandbox.url);
     await control.addReceiver({ url: receiverUrl, kind: "events", auth: { scheme: "bearer", token } });

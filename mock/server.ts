@@ -3,26 +3,19 @@ import { readFileSync } from "node:fs";
 import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import { fileURLToPath } from "node:url";
 import { openSchemaCompiler } from "../src/contract/precompiled.js";
-import {
-  createSafeServer,
-  headerRecord,
-  listen,
-  queryRecord,
-  readBody,
-  type RequestTarget,
-} from "../src/server/index.js";
-import { type Answer, sendAnswer } from "../src/server/answer.js";
-import { checkBody, checkHeaders, tooLarge, unrouted } from "../src/server/check-request.js";
-import {
-  type ErrorShape,
-  loadOperations,
-  type Operation,
-  routeOperation,
-  shapeOfPath,
-} from "../src/server/operations.js";
+import { createSafeServer, listen, queryRecord, type RequestTarget } from "../src/server/index.js";
+import type { Answer } from "../src/server/answer.js";
+import { type ErrorShape, loadOperations, type Operation, shapeOfPath } from "../src/server/operations.js";
 import { type Rejection, rejection } from "../src/server/error-body.js";
 import { createPrismEngine, parsePrefer } from "./prism-engine.js";
-import { type Credentials, credentialRefusal } from "../src/server/credentials.js";
+import type { Credentials } from "../src/server/credentials.js";
+import { nodeRequest, sendServed } from "../src/server/node-adapter.js";
+import {
+  type ContractPipeline,
+  type Passed,
+  type PipelineRequest,
+  runContract,
+} from "../src/server/pipeline.js";
 
 export interface MockOptions {
   port?: number;
@@ -46,9 +39,6 @@ export interface RunningMock {
   server: Server;
   close(): Promise<void>;
 }
-
-/** Far above the largest upload the service takes (10 MB); a larger body is refused unkept (drained, never held). */
-const MAX_BODY = 12 * 1024 * 1024;
 
 /** The contract beside this file's directory: generated/ from mock/, dist/generated/ from dist/mock/. */
 const DEFAULT_SPEC = fileURLToPath(new URL("../generated/openapi.json", import.meta.url));
@@ -100,40 +90,20 @@ export async function startMock(options: MockOptions = {}): Promise<RunningMock>
   const answer = await createPrismEngine(spec);
   const log = options.log ?? (() => {});
 
-  async function handle(req: IncomingMessage, res: ServerResponse, target: RequestTarget): Promise<void> {
-    const method = (req.method ?? "GET").toUpperCase();
-    // HEAD is GET without the body, as HTTP has it.
-    const asMethod = method === "HEAD" ? "GET" : method;
-    const path = target.pathname;
-    // What the log may name: an operation's template, never the path as sent.
-    let template = "(no operation)";
-    const send = (answer: Answer) => {
-      sendAnswer(res, method, answer);
-      log(`${method} ${template} → ${answer.status}`);
-    };
-    const sendRejection = (r: Rejection, headers: Record<string, string> = {}) =>
-      send({ status: r.status, json: r.body, headers });
+  const pipeline: ContractPipeline = {
+    operations,
+    compiler,
+    credentials: () => options.credentials,
+    logOtherTemplate: true,
+  };
 
-    const found = routeOperation(operations, asMethod, path);
-    if (!found.op) {
-      template = found.others[0]?.template ?? template;
-      const miss = unrouted(found.others, method, path);
-      return sendRejection(miss.rejection, miss.headers);
-    }
-    const { op, params } = found;
-    template = op.template;
-    const headers = headerRecord(req);
-    const refused = checkHeaders(op, { headers, params });
-    if (refused) return sendRejection(refused);
-    const read = await readBody(req, MAX_BODY);
-    if (!read.ok) return sendRejection(tooLarge(op));
-    const wrong = options.credentials && credentialRefusal(options.credentials, op, headers, read.bytes);
-    if (wrong) return sendRejection(wrong);
-    const checked = checkBody(op, { headers, body: read.bytes }, compiler);
-    if (checked.rejection) return sendRejection(checked.rejection);
-
+  /** The mock's own answer to a request the contract's checks passed: Prism's example, or why none. */
+  async function answerPassed(request: PipelineRequest, passed: Passed): Promise<Answer> {
+    const { op, headers, body, value } = passed;
+    const path = request.target.pathname;
+    const asMethod = request.method === "HEAD" ? "GET" : request.method;
     // Only a JSON body the contract accepted (parsed by checkBody) reaches here; any other body is not Prism's.
-    const json = op.body?.mediaType === "application/json" && read.bytes.length > 0;
+    const json = op.body?.mediaType === "application/json" && body.length > 0;
     // Prism sees the body's headers only with the body they describe.
     const bodyHeaders = new Set(json ? [] : ["content-type", "content-length", "transfer-encoding"]);
     const forPrism: Record<string, string> = Object.create(null);
@@ -144,14 +114,15 @@ export async function startMock(options: MockOptions = {}): Promise<RunningMock>
       answer({
         method: asMethod,
         path,
-        query: queryRecord(target.query),
+        query: queryRecord(request.target.query),
         headers: prismHeaders,
-        body: json ? checked.value : undefined,
+        body: json ? value : undefined,
       });
+    const fromRejection = (r: Rejection): Answer => ({ status: r.status, json: r.body, headers: {} });
     // A code that is no status at all would otherwise read as no code, and get the 200 example.
     if (parsePrefer(headers.prefer).invalidCode) {
       const problem = preferenceProblem(op, headers.prefer);
-      if (problem) return sendRejection(problem);
+      if (problem) return fromRejection(problem);
     }
     const out = await ask(forPrism);
     if ("problem" in out) {
@@ -166,15 +137,21 @@ export async function startMock(options: MockOptions = {}): Promise<RunningMock>
         notAcceptable = "problem" in again && again.status === 406;
       }
       const problem = preferenceProblem(op, prefer);
-      if (problem && !notAcceptable) return sendRejection(problem);
+      if (problem && !notAcceptable) return fromRejection(problem);
       if (notAcceptable) {
         const message = `The Accept header accepts none of this operation's media types: ${op.mediaTypes.join(", ")}.`;
-        return sendRejection(rejection(op.shape, 406, "NOT_ACCEPTABLE", message, {}));
+        return fromRejection(rejection(op.shape, 406, "NOT_ACCEPTABLE", message, {}));
       }
       throw new Error("Prism could not answer");
     }
-    send({ status: out.status, headers: out.headers, bytes: out.body });
+    return { status: out.status, headers: out.headers, bytes: out.body };
   }
+
+  const handle = async (req: IncomingMessage, res: ServerResponse, target: RequestTarget): Promise<void> => {
+    const request = nodeRequest(req, target);
+    const served = await runContract(pipeline, request, (passed) => answerPassed(request, passed));
+    sendServed(res, request.method, served, log);
+  };
 
   const server = createSafeServer(handle, {
     errorBody: (status, message, pathname) => {

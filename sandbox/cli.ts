@@ -8,7 +8,7 @@
 import { readCommandLine } from "../src/cli/args.js";
 import { closeOnSignals, reportStartError } from "../src/server/index.js";
 import { parse, USAGE } from "./cli-args.js";
-import { startSandbox } from "./start.js";
+import { launchSandbox } from "./start.js";
 import { StateFileError } from "./state-file.js";
 import { StateLockError } from "./state-lock.js";
 import { runTrigger } from "./trigger-cli.js";
@@ -19,7 +19,7 @@ const args = await readCommandLine("idv-sandbox", USAGE, io, () => parse(process
 if (typeof args === "number") process.exit(args);
 try {
   const { first, fromEnvironment, help: _help, ...options } = args;
-  const running = await startSandbox({ ...options, log: (line) => console.log(line) });
+  const running = await launchSandbox({ ...options, log: (line) => console.log(line) });
   // The last save happens on the way out: when it fails, say so and exit 1, never a silent 0. Set
   // before saying where it listens: a signal sent on reading that line finds its handler.
   let saveFailed = false;

@@ -8,7 +8,7 @@
 import { ByteBudget } from "./byte-budget.js";
 import type { VirtualClock } from "./clock.js";
 import { ATTEMPT_BYTES, DeliveryLog, Fanout, id, MAX_RETRIES, webhookId } from "./delivery-log.js";
-import { MAX_ANSWER_BYTES, type PostInFlight, postOnce } from "./delivery-post.js";
+import { inProcessPost, MAX_ANSWER_BYTES, type PostInFlight, postOnce } from "./delivery-post.js";
 import { DeliverySender } from "./delivery-sender.js";
 import { SettleWaits } from "./delivery-settle.js";
 import { SENT_BY_SANDBOX } from "./self-address.js";
@@ -526,9 +526,10 @@ export class DeliveryQueue {
     // Marked, so that the sandbox refuses it should an alias or a proxy bring it back there.
     const headers = { ...given, [SENT_BY_SANDBOX]: "1" };
     const post =
-      receiverId === undefined
+      inProcessPost(url, headers, body, this.timeoutMs) ??
+      (receiverId === undefined
         ? postOnce(url, headers, body, this.timeoutMs)
-        : this.sender.post(url, headers, body, this.timeoutMs, receiverId);
+        : this.sender.post(url, headers, body, this.timeoutMs, receiverId));
     this.posts.add(post);
     if (this.closed) post.abort();
     try {

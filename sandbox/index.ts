@@ -1,5 +1,6 @@
-// idv-contract/sandbox: start the stateful sandbox from a test setup (startSandbox) and drive it, or
-// one started by `npx idv-sandbox`, through its control API.
+// idv-contract/sandbox: start the stateful sandbox from a test setup (startSandbox), or make it in
+// this process with no socket (createSandbox), and drive it, or one started by `npx idv-sandbox`,
+// through its control API.
 export {
   createSandboxControl,
   type CreateReceiverRequest,
@@ -16,6 +17,13 @@ export {
   type SandboxTriggerRequest,
   type SandboxWorkflowCase,
 } from "./control-client.js";
+export {
+  createSandbox,
+  type CreateSandboxOptions,
+  type InProcessSandbox,
+  type ReceiverHandler,
+  type ReceiverHandlerOptions,
+} from "./in-process.js";
 export { BIOMETRIC_MAGIC, biometricJourney, type Journey } from "./magic.js";
 export { type StartedSandbox, startSandbox, type StartSandboxOptions } from "./start-sandbox.js";
 export { StateFileError } from "./state-file.js";

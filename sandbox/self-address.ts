@@ -7,7 +7,6 @@
 // the first hop, so a loop costs one refused request per Test or delivery attempt.
 import { BlockList, isIP } from "node:net";
 import { hostname, networkInterfaces } from "node:os";
-import type { IncomingMessage } from "node:http";
 import type { Answer } from "../src/server/answer.js";
 import { rejection } from "../src/server/error-body.js";
 import { shapeOfPath } from "../src/server/operations.js";
@@ -95,7 +94,7 @@ const LOOP_MESSAGE =
  * the service's shape for the path.
  */
 export function loopRefusal(
-  req: IncomingMessage,
+  req: { headers: Record<string, string | string[] | undefined> },
   pathname: string,
   controlPrefix: string,
 ): Answer | undefined {

@@ -5,10 +5,10 @@
 import { resolve } from "node:path";
 import { closeOnSignals, parsePort, reportStartError } from "../src/server/index.js";
 import { listen } from "../src/server/static-files.js";
-import { startSandbox } from "./start.js";
+import { launchSandbox } from "./start.js";
 
 try {
-  const sandbox = await startSandbox({
+  const sandbox = await launchSandbox({
     port: parsePort(process.env.SANDBOX_PORT, 4010, "SANDBOX_PORT"),
     log: (line) => console.log(`sandbox: ${line}`),
   });

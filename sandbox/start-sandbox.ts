@@ -54,11 +54,33 @@ export interface StartedSandbox {
 }
 
 /** The virtual start time in epoch milliseconds, or a TypeError naming the option (never its value). */
-function startTime(clock: string | Date): number {
+function startTime(clock: string | Date, caller: string): number {
   const at = clock instanceof Date ? clock.getTime() : Date.parse(clock);
   if (!Number.isFinite(at) || at < 0 || at >= MAX_VIRTUAL_TIME)
-    throw new TypeError("startSandbox: clock must be a date from 1970 to 9998 (ISO-8601 or a Date)");
+    throw new TypeError(`${caller}: clock must be a date from 1970 to 9998 (ISO-8601 or a Date)`);
   return at;
+}
+
+/** The options startSandbox and createSandbox share. */
+export type SharedSandboxOptions = Pick<
+  StartSandboxOptions,
+  "key" | "secret" | "clock" | "deliveryTimeoutMs"
+>;
+
+/**
+ * Check the options both ways of starting a sandbox share (a TypeError naming the option, never its
+ * value); the result is the shift of the clock from real time (0 without `clock`).
+ */
+export function checkSharedOptions(options: SharedSandboxOptions, caller: string): number {
+  if ((options.key === undefined) !== (options.secret === undefined))
+    throw new TypeError(`${caller}: key and secret go together`);
+  if (options.key === "" || options.secret === "")
+    throw new TypeError(`${caller}: key and secret must not be empty`);
+  const timeout = options.deliveryTimeoutMs;
+  if (timeout !== undefined && !(Number.isInteger(timeout) && timeout >= 1 && timeout <= 600_000))
+    throw new TypeError(`${caller}: deliveryTimeoutMs must be an integer from 1 to 600000`);
+  // The clock reads real time shifted once, so that it starts at the given instant and then runs.
+  return options.clock === undefined ? 0 : startTime(options.clock, caller) - Date.now();
 }
 
 /**
@@ -68,17 +90,9 @@ function startTime(clock: string | Date): number {
  * Its timers hold no handle while idle, but its server does: call `close()` when the tests are done.
  */
 export async function startSandbox(options: StartSandboxOptions = {}): Promise<StartedSandbox> {
-  if ((options.key === undefined) !== (options.secret === undefined))
-    throw new TypeError("startSandbox: key and secret go together");
-  if (options.key === "" || options.secret === "")
-    throw new TypeError("startSandbox: key and secret must not be empty");
-  const timeout = options.deliveryTimeoutMs;
-  if (timeout !== undefined && !(Number.isInteger(timeout) && timeout >= 1 && timeout <= 600_000))
-    throw new TypeError("startSandbox: deliveryTimeoutMs must be an integer from 1 to 600000");
-  // The clock reads real time shifted once, so that it starts at the given instant and then runs.
-  const shift = options.clock === undefined ? 0 : startTime(options.clock) - Date.now();
+  const shift = checkSharedOptions(options, "startSandbox");
   // Loaded here, not at import: a test that only drives a running sandbox needs none of the server.
-  const { startSandbox: start } = await import("./start.js");
+  const { launchSandbox: start } = await import("./start.js");
   const running = await start({
     port: options.port ?? 0,
     ...(options.host === undefined ? {} : { host: options.host }),

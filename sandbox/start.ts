@@ -1,5 +1,6 @@
 // Start a sandbox: its state (from --state FILE when given), the receiver of --webhook-url, the
-// HTTP server. The CLI, `npm start` and the tests all start it through here.
+// HTTP server. The CLI, `npm start`, the package's startSandbox() and the tests all start it
+// through launchSandbox here.
 import { type Listening } from "../src/server/index.js";
 import { type Credentials, generateCredentials } from "../src/server/credentials.js";
 import { type Delivery, type Receiver, type ReceiverAuth, receiverAuthProblem } from "./deliveries.js";
@@ -64,7 +65,7 @@ export function parseWebhookAuth(text: string): ReceiverAuth {
  * Start a sandbox and its server. With a state file, the file is locked first (a StateLockError
  * when another live sandbox holds it) and released when the sandbox stops or fails to start.
  */
-export async function startSandbox(options: StartOptions = {}): Promise<RunningSandbox> {
+export async function launchSandbox(options: StartOptions = {}): Promise<RunningSandbox> {
   const lock = options.stateFile === undefined ? undefined : lockState(options.stateFile);
   try {
     return await startLocked(options, lock);

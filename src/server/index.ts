@@ -18,6 +18,9 @@
 //   headers alone). The operation model (operations.ts: loadOperations, routeOperation, shapeOfPath),
 //   the error shapes (error-body.ts) and the service's checks (check-request.ts: checkHeaders with
 //   CRED_AT_RISK, checkBody, readJsonBody, unrouted 404/405) serve the mock and the sandbox alike.
+// - The one request pipeline both run (pipeline.ts: runContract: route → headers → body within
+//   MAX_SERVICE_BODY → credentials → body check, giving an Answer and its log line), transport-neutral,
+//   with a node:http adapter (node-adapter.ts) and a WHATWG fetch adapter (fetch-adapter.ts).
 // - parsePort, listen(server, port, host) → { url, close }, closeOnSignals(close?) (SIGINT/SIGTERM:
 //   close every server `listen` started, then exit), reportStartError.
 export { type Answer, sendAnswer } from "./answer.js";

@@ -10,7 +10,7 @@ import { chromium } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Exchange } from "../../conformance/traffic/exchange.js";
 import type { EntryResult } from "../../conformance/findings/findings.js";
-import { type RunningSandbox, startSandbox } from "../../sandbox/start.js";
+import { type RunningSandbox, launchSandbox } from "../../sandbox/start.js";
 import { listen, type RunningServer } from "../../src/server/static-files.js";
 import { chromeDevToolsHar, firefoxHar, type Seen } from "./support/browser-hars.js";
 import { tempDir } from "./support/cli.js";
@@ -62,7 +62,7 @@ describe("a HAR recorded by Playwright driving Chromium against the sandbox", ()
 
   beforeAll(async () => {
     if (!existsSync(CHROMIUM)) throw new Error(`Chromium is not installed at ${CHROMIUM}`);
-    sandbox = await startSandbox({ port: 0, credentials: CREDENTIALS, log: () => undefined });
+    sandbox = await launchSandbox({ port: 0, credentials: CREDENTIALS, log: () => undefined });
     // Another origin: its page's requests to the sandbox are cross-origin, and the sandbox sends no CORS headers.
     const site = join(dir, "other-origin");
     mkdirSync(site);

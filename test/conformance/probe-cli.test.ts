@@ -6,7 +6,7 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type RunningSandbox, startSandbox } from "../../sandbox/start.js";
+import { type RunningSandbox, launchSandbox } from "../../sandbox/start.js";
 import { startBrokenServer } from "./fixtures/probe/broken-servers.js";
 import { tempDir } from "./support/cli.js";
 import { runMain } from "./support/in-process.js";
@@ -16,7 +16,7 @@ const WITH_CREDENTIALS = ["--key", CREDENTIALS.apiKey, "--secret", CREDENTIALS.s
 
 let sandbox: RunningSandbox;
 beforeAll(async () => {
-  sandbox = await startSandbox({ port: 0, credentials: CREDENTIALS, journeyDelayMs: 100 });
+  sandbox = await launchSandbox({ port: 0, credentials: CREDENTIALS, journeyDelayMs: 100 });
 });
 afterAll(async () => {
   await sandbox.close();

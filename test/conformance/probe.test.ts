@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ActiveResult } from "../../conformance/probe/active-report.js";
 import { startMock, type RunningMock } from "../../mock/server.js";
-import { type RunningSandbox, startSandbox } from "../../sandbox/start.js";
+import { type RunningSandbox, launchSandbox } from "../../sandbox/start.js";
 import { type ServerFault, startBrokenServer } from "./fixtures/probe/broken-servers.js";
 import { runInProcess } from "./fixtures/probe/run-cli.js";
 import { tempDir } from "./support/cli.js";
@@ -53,7 +53,7 @@ const findings = (report: JsonReport) => ({
 
 let sandbox: RunningSandbox;
 beforeAll(async () => {
-  sandbox = await startSandbox({
+  sandbox = await launchSandbox({
     port: 0,
     credentials: CREDENTIALS,
     journeyDelayMs: 100,

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MAX_EVENTS_KEPT } from "../../sandbox/biometric.js";
 import { TIMER_BYTES } from "../../sandbox/byte-budget.js";
 import { MAX_ADVANCE_MS } from "../../sandbox/duration.js";
-import { startSandbox } from "../../sandbox/start.js";
+import { launchSandbox } from "../../sandbox/start.js";
 import { StateFileError } from "../../sandbox/state-file.js";
 import { queueOnClock } from "../support/delivery-queue.js";
 import { assertPrototypesUntouched, hostileJsonValue, prototypeSnapshot } from "../support/hostile.js";
@@ -269,9 +269,9 @@ describe("a state file with a right digest and hostile contents", () => {
           Object.defineProperty(parent, place.at(-1) as string, { value, enumerable: true, writable: true });
           const file = join(dir, `hostile-${n++}.json`);
           write(file, state);
-          let running: Awaited<ReturnType<typeof startSandbox>> | undefined;
+          let running: Awaited<ReturnType<typeof launchSandbox>> | undefined;
           try {
-            running = await startSandbox({
+            running = await launchSandbox({
               port: 0,
               credentials: CREDENTIALS,
               stateFile: file,
@@ -325,7 +325,7 @@ describe("a state file with a right digest and hostile contents", () => {
     first.body = `{"a":${"[".repeat(100)}${"]".repeat(100)}}`;
     const file = join(dir, "deep-body.json");
     write(file, state);
-    await expect(startSandbox({ port: 0, stateFile: file })).rejects.toThrow(/at \/deliveries\/0\)/);
+    await expect(launchSandbox({ port: 0, stateFile: file })).rejects.toThrow(/at \/deliveries\/0\)/);
   });
 
   it("restored past the record budget, keeps no timer of a record it forgot", async () => {
@@ -366,7 +366,7 @@ describe("a state file with a right digest and hostile contents", () => {
     (state.receivers[0] as { kind: string }).kind = "workflow";
     const file = join(dir, "workflow-auth.json");
     write(file, state);
-    await expect(startSandbox({ port: 0, stateFile: file })).rejects.toThrow(/at \/receivers\/0\)/);
+    await expect(launchSandbox({ port: 0, stateFile: file })).rejects.toThrow(/at \/receivers\/0\)/);
   });
 
   it("refuses a file nested deeper than the sandbox writes, before parsing it", async () => {
@@ -378,13 +378,13 @@ describe("a state file with a right digest and hostile contents", () => {
       file,
       `${JSON.stringify({ format: "idv-sandbox-state", version: 1, sha256: digest(data) })}\n${data}\n`,
     );
-    await expect(startSandbox({ port: 0, stateFile: file })).rejects.toThrow(/nests deeper than 64 levels/);
+    await expect(launchSandbox({ port: 0, stateFile: file })).rejects.toThrow(/nests deeper than 64 levels/);
   });
 
   it("refuses a file larger than any the sandbox writes, unread", async () => {
     const file = join(dir, "huge.json");
     writeFileSync(file, "");
     truncateSync(file, 300 * 1024 * 1024);
-    await expect(startSandbox({ port: 0, stateFile: file })).rejects.toThrow(/larger than 256 MiB/);
+    await expect(launchSandbox({ port: 0, stateFile: file })).rejects.toThrow(/larger than 256 MiB/);
   });
 });

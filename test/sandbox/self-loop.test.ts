@@ -14,7 +14,7 @@ import { SandboxControlError } from "../../sandbox/index.js";
 import { MAX_RETRIES } from "../../sandbox/deliveries.js";
 import { Sandbox } from "../../sandbox/sandbox.js";
 import { pointsAtSandbox, SENT_BY_SANDBOX } from "../../sandbox/self-address.js";
-import { startSandbox } from "../../sandbox/start.js";
+import { launchSandbox } from "../../sandbox/start.js";
 import { StateFileError, writeState } from "../../sandbox/state-file.js";
 import { recordingFetch } from "../support/har-recorder.js";
 import { startRecorder, startTestSandbox, until } from "../support/sandbox.js";
@@ -206,7 +206,7 @@ describe("a receiver pointing back at the sandbox", () => {
     await saved.close();
     const before = readFileSync(file, "utf8");
     try {
-      const error = await startSandbox({ port, host: "127.0.0.2", stateFile: file }).then(
+      const error = await launchSandbox({ port, host: "127.0.0.2", stateFile: file }).then(
         async (running) => {
           await running.close();
           return undefined;
@@ -229,7 +229,7 @@ describe("a receiver pointing back at the sandbox", () => {
     const file = join(mkdtempSync(join(tmpdir(), "sbx-loop-")), "state.json");
     try {
       const start = () =>
-        startSandbox({
+        launchSandbox({
           port,
           host: "127.0.0.2",
           stateFile: file,

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { fromRoot } from "../../scripts/lib/paths.js";
 import { startSandbox as startPublic, StateLockError as PublicStateLockError } from "../../sandbox/index.js";
-import { startSandbox } from "../../sandbox/start.js";
+import { launchSandbox } from "../../sandbox/start.js";
 import { isAlive, lockState, StateLockError } from "../../sandbox/state-lock.js";
 
 const stateFile = () => join(mkdtempSync(join(tmpdir(), "sbx-lock-")), "state.json");
@@ -118,8 +118,8 @@ describe("lockState", () => {
 describe("two sandboxes on one state file", () => {
   it("refuses the second until the first stops, startSandbox() with a typed error", async () => {
     const file = stateFile();
-    const first = await startSandbox({ port: 0, stateFile: file });
-    await expect(startSandbox({ port: 0, stateFile: file })).rejects.toBeInstanceOf(StateLockError);
+    const first = await launchSandbox({ port: 0, stateFile: file });
+    await expect(launchSandbox({ port: 0, stateFile: file })).rejects.toBeInstanceOf(StateLockError);
     const error = await startPublic({ state: file }).then(
       async (s) => {
         await s.close();
@@ -138,7 +138,7 @@ describe("two sandboxes on one state file", () => {
   it("releases the lock when the start fails after it", async () => {
     const file = stateFile();
     writeFileSync(file, "not a state file\n");
-    await expect(startSandbox({ port: 0, stateFile: file })).rejects.toThrow("is not a sandbox state file");
+    await expect(launchSandbox({ port: 0, stateFile: file })).rejects.toThrow("is not a sandbox state file");
     expect(existsSync(`${file}.lock`)).toBe(false);
   });
 });

@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { fromRoot } from "../../scripts/lib/paths.js";
-import { startSandbox } from "../../sandbox/start.js";
+import { launchSandbox } from "../../sandbox/start.js";
 import { StateFileError } from "../../sandbox/state-file.js";
 import { startRecorder, startTestSandbox, until } from "../support/sandbox.js";
 
@@ -80,7 +80,7 @@ describe("--state FILE", () => {
     const whole = readFileSync(file, "utf8");
     const torn = whole.slice(0, Math.floor(whole.length * 0.6));
     writeFileSync(file, torn);
-    const error = await startSandbox({ port: 0, stateFile: file }).catch((e: unknown) => e);
+    const error = await launchSandbox({ port: 0, stateFile: file }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(StateFileError);
     expect((error as Error).message).toMatch(/torn/);
     expect((error as Error).message).toContain(file);
@@ -90,7 +90,7 @@ describe("--state FILE", () => {
   it("refuses a file that is not a state file", async () => {
     const file = join(dir(), "notes.txt");
     writeFileSync(file, "shopping list\n");
-    await expect(startSandbox({ port: 0, stateFile: file })).rejects.toThrow(/is not a sandbox state file/);
+    await expect(launchSandbox({ port: 0, stateFile: file })).rejects.toThrow(/is not a sandbox state file/);
   });
 
   it("the CLI exits 2 with one line naming the file", () => {

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { crc32, inflateRawSync } from "node:zlib";
 import { createConformanceChecker, createWebhookChecker, type EntryResult } from "../../conformance/index.js";
 import { createSandboxControl } from "../../sandbox/index.js";
-import { type RunningSandbox, type StartOptions, startSandbox } from "../../sandbox/start.js";
+import { type RunningSandbox, type StartOptions, launchSandbox } from "../../sandbox/start.js";
 import { createClient, type IdvClient } from "../../src/index.js";
 import { recordingFetch } from "./har-recorder.js";
 
@@ -60,7 +60,7 @@ export async function startRecorder(status: () => number | "hang" = () => 200) {
 export async function startTestSandbox(options: StartOptions = {}) {
   const deliveries: { url: string; headers: Record<string, string>; body: string }[] = [];
   const lines: string[] = [];
-  const running: RunningSandbox = await startSandbox({
+  const running: RunningSandbox = await launchSandbox({
     port: 0,
     credentials: CREDENTIALS,
     journeyDelayMs: 100,

@@ -1,0 +1,46 @@
+// idv-contract/msw: MSW request handlers that answer a base URL's requests from an in-process
+// sandbox (`createSandbox()` of idv-contract/sandbox), for `setupServer(...)` in Node tests: the
+// typed client on the global fetch talks to a stateful sandbox, and no port is opened.
+import { http, type HttpHandler } from "msw";
+
+/** What the handlers need of a sandbox: its fetch and the origin it answers as (`createSandbox()`'s result). */
+export interface FetchSandbox {
+  fetch: (input: Request) => Promise<Response>;
+  url: string;
+}
+
+export interface SandboxHandlersOptions {
+  /**
+   * The origin whose requests the sandbox answers (the client's `baseUrl`); the sandbox's own `url`
+   * by default, and always as well (the URLs in its answers name it).
+   */
+  baseUrl?: string;
+}
+
+/** The origin of a URL, or a TypeError naming the option. */
+function originOf(url: string, what: string): string {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new TypeError(`sandboxHandlers: ${what} must be an absolute http or https URL`);
+  }
+  if (parsed.protocol !== "http:" && parsed.protocol !== "https:")
+    throw new TypeError(`sandboxHandlers: ${what} must be an http or https URL`);
+  if (parsed.pathname !== "/" || parsed.search !== "")
+    throw new TypeError(`sandboxHandlers: ${what} must be an origin alone (no path or query)`);
+  return parsed.origin;
+}
+
+/**
+ * MSW handlers that answer every request to `baseUrl` (and to the sandbox's own url) from the
+ * sandbox in this process, as its HTTP server would: `setupServer(...sandboxHandlers(sandbox))`.
+ */
+export function sandboxHandlers(sandbox: FetchSandbox, options: SandboxHandlersOptions = {}): HttpHandler[] {
+  if (typeof sandbox?.fetch !== "function" || typeof sandbox.url !== "string")
+    throw new TypeError("sandboxHandlers: give the sandbox createSandbox() made (its fetch and url)");
+  const origins = new Set([originOf(sandbox.url, "the sandbox's url")]);
+  if (options.baseUrl !== undefined) origins.add(originOf(options.baseUrl, "baseUrl"));
+  // The request MSW hands over is the one the client sent: the sandbox reads it as its server would.
+  return [...origins].map((origin) => http.all(`${origin}/*`, ({ request }) => sandbox.fetch(request)));
+}

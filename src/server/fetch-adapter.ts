@@ -1,0 +1,126 @@
+// The pipeline's WHATWG fetch adapter: a Request in, a Response out, no socket. What the node:http
+// server does around the pipeline is done here too: a target that is no path is a 400, a thrown
+// HttpError its status, any other throw a 500, all in the caller's error shape; the body is read
+// within the caller's limit (the rest read and dropped, never kept); HEAD gets the headers alone.
+import type { Answer } from "./answer.js";
+import type { BodyRead } from "./body.js";
+import { type ErrorBody, HttpError } from "./handler.js";
+import type { PipelineRequest, Served } from "./pipeline.js";
+import { parseRequestTarget } from "./request-target.js";
+
+/** Answers a PipelineRequest; it may throw or reject. */
+export type PipelineApp = (request: PipelineRequest) => Promise<Served>;
+
+export interface FetchAdapterOptions {
+  errorBody: ErrorBody;
+  /** Told the kind of each unexpected failure (the error's name, never its message). */
+  onError?: (kind: string, pathname: string | undefined) => void;
+  /** Told each answer's log line. */
+  log?: (line: string) => void;
+}
+
+/** A fetch function: what `fetch` takes, a Response of the app's answer. */
+export type FetchFunction = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
+
+const INTERNAL = "The server failed to answer this request.";
+
+/** Statuses whose answer has no body (a Response refuses one). */
+const NULL_BODY = new Set([101, 103, 204, 205, 304]);
+
+/** Read a body stream, keeping at most `maxBytes`: a larger one is read to its end unkept. */
+export async function readStreamBody(
+  stream: ReadableStream<Uint8Array> | null,
+  maxBytes: number,
+): Promise<BodyRead> {
+  if (!stream) return { ok: true, bytes: Buffer.alloc(0) };
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  const reader = stream.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size <= maxBytes) chunks.push(value);
+    else chunks.length = 0;
+  }
+  return size > maxBytes
+    ? { ok: false, tooLarge: true, size }
+    : { ok: true, bytes: Buffer.concat(chunks, size) };
+}
+
+/** A Response of an Answer, with its Content-Length (and JSON's Content-Type); HEAD gets no body. */
+export function answerResponse(method: string, answer: Answer): Response {
+  const body =
+    answer.bytes ?? (answer.json === undefined ? Buffer.alloc(0) : Buffer.from(JSON.stringify(answer.json)));
+  const headers = new Headers(answer.headers);
+  if (answer.json !== undefined) headers.set("content-type", "application/json");
+  headers.set("content-length", String(body.length));
+  const empty = method === "HEAD" || NULL_BODY.has(answer.status);
+  return new Response(
+    empty ? null : new Uint8Array(body.buffer as ArrayBuffer, body.byteOffset, body.length),
+    {
+      status: answer.status,
+      headers,
+    },
+  );
+}
+
+/** The request's headers in a null-prototype record (names lower-cased, repeats joined by Headers). */
+function headerRecordOf(headers: Headers): Record<string, string | undefined> {
+  const out: Record<string, string | undefined> = Object.create(null);
+  headers.forEach((value, name) => {
+    out[name] = value;
+  });
+  return out;
+}
+
+/** The error answer of a failure no handler answered, in the caller's shape. */
+function errorAnswer(
+  options: FetchAdapterOptions,
+  status: number,
+  message: string,
+  pathname: string | undefined,
+  headers: Record<string, string> = {},
+): Answer {
+  let json: unknown;
+  try {
+    json = options.errorBody(status, message, pathname);
+  } catch {
+    // The shape builder itself failed: a bare body still says what happened.
+    json = { message };
+  }
+  return { status, json, headers };
+}
+
+/** A fetch function answering from `app`, in this process: no socket is opened. */
+export function fetchAdapter(app: PipelineApp, options: FetchAdapterOptions): FetchFunction {
+  return async (input, init) => {
+    const request = new Request(input, init);
+    const method = request.method.toUpperCase();
+    const url = new URL(request.url);
+    const target = parseRequestTarget(url.pathname + url.search);
+    if (!target)
+      return answerResponse(
+        method,
+        errorAnswer(options, 400, "The request target is not a path.", undefined),
+      );
+    try {
+      const served = await app({
+        method,
+        target,
+        headers: headerRecordOf(request.headers),
+        readBody: (maxBytes) => readStreamBody(request.body, maxBytes),
+      });
+      if (served.line !== undefined) options.log?.(served.line);
+      return answerResponse(method, served.answer);
+    } catch (error) {
+      if (error instanceof HttpError)
+        return answerResponse(
+          method,
+          errorAnswer(options, error.status, error.message, target.pathname, error.headers),
+        );
+      options.onError?.((error as Error)?.name ?? typeof error, target.pathname);
+      return answerResponse(method, errorAnswer(options, 500, INTERNAL, target.pathname));
+    }
+  };
+}
