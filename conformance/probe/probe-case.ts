@@ -3,6 +3,7 @@
 // session import these types, never each other.
 import type { Json } from "../../src/contract/json.js";
 import type { HarRecorder } from "../proxy/har.js";
+import type { ConformanceChecker } from "../run/open-checker.js";
 import type { ActiveResult } from "./active-report.js";
 import type { ApiCredentials, CredentialVariant } from "./credentials.js";
 import type { Answer } from "./http-send.js";
@@ -33,6 +34,8 @@ export interface ProbeOptions {
   recorder?: HarRecorder;
   /** The contract (the bundled one by default). */
   document?: Json;
+  /** The checker of `document` (see openProbeChecker), shared with the recorder; opened when omitted. */
+  checker?: ConformanceChecker;
   onResult?: (result: ActiveResult) => void;
 }
 

@@ -23,6 +23,7 @@ import { closeIdleSockets } from "./http-send.js";
 import { preflight } from "./preflight.js";
 import { PHASES, type Phase, probeMarker, runProbe } from "./run-probe.js";
 import { isLoopback } from "./safety.js";
+import { openProbeChecker } from "./session.js";
 
 /** The help of `idv-conformance probe`. */
 export const PROBE_USAGE = `Usage: idv-conformance probe --base-url URL [options]
@@ -176,10 +177,12 @@ async function probeAndReport(
   out: Writable,
   io: CliIo,
 ): Promise<number> {
+  // One checker judges the cases and the recording's entries alike: compiling the contract takes time.
+  const checker = await openProbeChecker(document, args.baseUrl);
   let recorder: HarRecorder | undefined;
   if (args.record) {
     const file = args.record;
-    recorder = await HarRecorder.open(file, document).catch(() => {
+    recorder = await HarRecorder.open(file, document, { checker }).catch(() => {
       throw new InputError(file, "cannot be written");
     });
   }
@@ -199,6 +202,7 @@ async function probeAndReport(
       readOnly: args.readOnly,
       timeoutMs: args.timeoutMs,
       document,
+      checker,
       ...(recorder ? { recorder } : {}),
       onResult: (result) => {
         sent++;

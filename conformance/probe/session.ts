@@ -3,7 +3,7 @@
 import type { Json } from "../../src/contract/json.js";
 import type { Exchange } from "../traffic/exchange.js";
 import { bundledContract } from "../checks/load-contract.js";
-import { openConformanceChecker } from "../run/open-checker.js";
+import { type ConformanceChecker, openConformanceChecker } from "../run/open-checker.js";
 import type { EntryResult } from "../findings/findings.js";
 import type { ActiveResult } from "./active-report.js";
 import { credentialHeaders } from "./credentials.js";
@@ -21,6 +21,12 @@ const REDACTED_SEGMENT = "[redacted]";
 
 type Credentials = ReturnType<typeof credentialHeaders>;
 
+/** The suite's checker of a contract for a deployment at `baseUrl` (its path is a base path). */
+export function openProbeChecker(document: Json, baseUrl: URL): Promise<ConformanceChecker> {
+  const prefix = baseUrl.pathname.replace(/\/+$/, "");
+  return openConformanceChecker({ spec: document, ...(prefix ? { basePaths: [prefix] } : {}) });
+}
+
 /** The probe's session: the budget, the checker, the recording and every result. */
 export class ProbeSession {
   readonly results: ActiveResult[] = [];
@@ -35,7 +41,7 @@ export class ProbeSession {
 
   private constructor(
     readonly options: ProbeOptions,
-    private readonly checker: Awaited<ReturnType<typeof openConformanceChecker>>,
+    private readonly checker: ConformanceChecker,
     document: Json,
   ) {
     this.random = seededRandom(options.seed);
@@ -44,14 +50,10 @@ export class ProbeSession {
     this.prefix = options.baseUrl.pathname.replace(/\/+$/, "");
   }
 
-  /** A session over the options' contract. */
+  /** A session over the options' contract, judged by the options' checker (or one opened for it). */
   static async open(options: ProbeOptions): Promise<ProbeSession> {
     const document = options.document ?? bundledContract();
-    const prefix = options.baseUrl.pathname.replace(/\/+$/, "");
-    const checker = await openConformanceChecker({
-      spec: document,
-      ...(prefix ? { basePaths: [prefix] } : {}),
-    });
+    const checker = options.checker ?? (await openProbeChecker(document, options.baseUrl));
     return new ProbeSession(options, checker, document);
   }
 

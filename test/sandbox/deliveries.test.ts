@@ -36,9 +36,9 @@ describe("retries", () => {
     const dead = await recorder(() => 500);
     const receiver = await sbx.control.addReceiver({ url: dead.url, auth: { scheme: "bearer", token: "t" } });
     const id = await start("retry-schedule");
-    await until(() => dead.received.length === 1);
+    await dead.arrived(1);
     await sbx.control.advance("PT5H");
-    await until(() => dead.received.length === 1 + MAX_RETRIES);
+    await dead.arrived(1 + MAX_RETRIES);
     const final = await sbx.control.waitForDelivery((d) => d.status === "failed", {
       subject: id,
       receiver_id: receiver.id,
@@ -60,9 +60,9 @@ describe("retries", () => {
     const flaky = await recorder(() => (++calls <= 2 ? 503 : 204));
     await sbx.control.addReceiver({ url: flaky.url });
     const id = await start("flaky");
-    await until(() => flaky.received.length === 1);
+    await flaky.arrived(1);
     await sbx.control.advance("PT70S");
-    await until(() => flaky.received.length === 2);
+    await flaky.arrived(2);
     await sbx.control.advance("PT140S");
     const done = await sbx.control.waitForDelivery((d) => d.status === "delivered", { subject: id });
     expect(done.attempts.map((a) => a.status)).toEqual([503, 503, 204]);
@@ -108,7 +108,7 @@ describe("a slow receiver", () => {
     for (let i = 0; i < 12; i++) ids.push(await start(`slow-${i}`));
     // Every request was answered while the stuck receiver held its attempts open.
     expect(ids).toHaveLength(12);
-    await until(() => healthy.received.length === 12);
+    await healthy.arrived(12);
     expect(stuck.received.length).toBeGreaterThan(0);
     expect(stuck.received.length).toBeLessThanOrEqual(4);
     const timedOut = await sbx.control.waitForDelivery(
@@ -169,7 +169,7 @@ describe("inspection and replay", () => {
     expect(JSON.stringify(await sbx.control.receivers())).not.toContain("p-secret");
     const replay = await sbx.control.replay(first.id);
     expect(replay.replay_of).toBe(first.id);
-    await until(() => got.received.length === 2);
+    await got.arrived(2);
     expect(got.received[1]?.body).toBe(got.received[0]?.body);
   });
 
@@ -191,7 +191,7 @@ describe("inspection and replay", () => {
     const dead = await recorder(() => 500);
     const r = await sbx.control.addReceiver({ url: dead.url });
     const id = await start("removed");
-    await until(() => dead.received.length === 1);
+    await dead.arrived(1);
     await sbx.control.removeReceiver(r.id);
     await sbx.control.advance("PT2M");
     const d = await sbx.control.waitForDelivery((x) => x.status === "failed", { subject: id });

@@ -5,7 +5,7 @@ import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { startRecorder, startTestSandbox, until } from "../support/sandbox.js";
+import { startRecorder, startTestSandbox } from "../support/sandbox.js";
 
 const FIRST = "Canaryfirst";
 const LAST = "Canarylast";
@@ -27,7 +27,7 @@ describe("a verification archived after its PDF download", () => {
       });
       const id = data?.transaction_id as string;
       await sbx.control.biometric.complete(id, "pass");
-      await until(() => got.received.length === 2 && failing.received.length === 2);
+      await Promise.all([got.arrived(2), failing.arrived(2)]);
       // Before the archive the data is there, as sent.
       expect(personal(JSON.stringify(await sbx.control.deliveries({ subject: id })))).not.toEqual([]);
       const pdf = await sbx.client.GET("/api/v2/biometric/pdf/{transaction_id}.pdf", {
@@ -37,7 +37,7 @@ describe("a verification archived after its PDF download", () => {
       expect(pdf.response.status).toBe(200);
       await sbx.control.advance("PT1H");
       expect((await sbx.control.biometric.get(id)).state).toBe("archived");
-      await until(() => got.received.length === 3);
+      await got.arrived(3);
 
       const kept = await sbx.control.deliveries({ subject: id });
       expect(kept.map((d) => d.event).sort()).toEqual(
@@ -57,7 +57,7 @@ describe("a verification archived after its PDF download", () => {
       });
       const created = kept.find((d) => d.event === "created" && d.status === "delivered");
       await sbx.control.replay(created?.id as string);
-      await until(() => got.received.length === 4);
+      await got.arrived(4);
       const resent = got.received[3]?.body ?? "";
       expect(JSON.parse(resent)).toMatchObject({ event: "created", transaction_id: id, phone_number: null });
       expect(personal(resent)).toEqual([]);

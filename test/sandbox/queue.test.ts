@@ -14,6 +14,7 @@ import {
   MAX_RETRIES,
 } from "../../sandbox/deliveries.js";
 import { queueOnClock } from "../support/delivery-queue.js";
+import { startCollectingReceiver } from "../support/collecting-receiver.js";
 import { startRecorder, until } from "../support/sandbox.js";
 
 describe("DeliveryQueue", () => {
@@ -84,32 +85,25 @@ describe("DeliveryQueue.close", () => {
 
 describe("DeliveryQueue's waiting deliveries", () => {
   it("go one at a time per subject, in order, at most four per receiver, all of them; replays of one delivery too", async () => {
-    const { createServer } = await import("node:http");
     const open = new Map<string, number>();
     let inFlight = 0;
     let most = 0;
     const got: { subject: string; n: number }[] = [];
-    const receiver = createServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on("data", (c: Buffer) => chunks.push(c));
-      req.on("end", () => {
-        const body = JSON.parse(Buffer.concat(chunks).toString()) as { subject: string; n: number };
-        open.set(body.subject, (open.get(body.subject) ?? 0) + 1);
-        expect(open.get(body.subject)).toBe(1);
-        most = Math.max(most, ++inFlight);
-        got.push(body);
-        setTimeout(() => {
-          open.set(body.subject, (open.get(body.subject) ?? 1) - 1);
-          inFlight--;
-          res.end();
-        }, 2);
-      });
+    const receiver = await startCollectingReceiver((request, res) => {
+      const body = JSON.parse(request.body) as { subject: string; n: number };
+      open.set(body.subject, (open.get(body.subject) ?? 0) + 1);
+      expect(open.get(body.subject)).toBe(1);
+      most = Math.max(most, ++inFlight);
+      got.push(body);
+      setTimeout(() => {
+        open.set(body.subject, (open.get(body.subject) ?? 1) - 1);
+        inFlight--;
+        res.end();
+      }, 2);
     });
-    receiver.listen(0, "127.0.0.1");
-    await once(receiver, "listening");
     const { queue, clock, close } = queueOnClock();
     try {
-      queue.addReceiver(`http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`, "events");
+      queue.addReceiver(`${receiver.url}/hook`, "events");
       const sent: { subject: string; n: number }[] = [];
       for (let n = 0; n < 60; n++) {
         const subject = `s-${n % 7}`;
@@ -122,14 +116,14 @@ describe("DeliveryQueue's waiting deliveries", () => {
         sent.push({ subject: "s-0", n: 0 });
       }
       clock.run();
-      while (got.length < sent.length) await new Promise((resolve) => setTimeout(resolve, 10));
+      await receiver.arrived(sent.length);
       for (const subject of new Set(sent.map((s) => s.subject)))
         expect(got.filter((g) => g.subject === subject)).toEqual(sent.filter((s) => s.subject === subject));
       expect(most).toBeLessThanOrEqual(4);
       expect(most).toBeGreaterThan(1);
     } finally {
       await close();
-      receiver.close();
+      await receiver.close();
     }
   });
 });
@@ -147,7 +141,7 @@ describe("an event to many receivers", () => {
       expect(queue.size).toBe(1000);
       // Four attempts in flight per receiver, each made as it went; the 9,600 others none.
       expect(made).toBe(4 * MAX_RECEIVERS);
-      await until(() => stuck.received.length === 4 * MAX_RECEIVERS);
+      await stuck.arrived(4 * MAX_RECEIVERS);
       const gone = receivers[0] as (typeof receivers)[0];
       queue.removeReceiver(gone.id);
       // Its four in flight were about the first events, forgotten since; the ten kept were never
@@ -175,7 +169,7 @@ describe("a replay", () => {
       queue.replay(queue.list()[0] as Delivery);
       queue.emit("events", "biometricWebhook", "completed", "s", '{"n":1}');
       clock.run();
-      await until(() => got.received.length === 3);
+      await got.arrived(3);
       expect(got.received.map((r) => r.body)).toEqual(['{"n":0}', '{"n":0}', '{"n":1}']);
     } finally {
       await close();
@@ -194,7 +188,7 @@ describe("a replay behind untried deliveries", () => {
       for (const [n, subject] of ["a", "b", "c", "d", "a"].entries())
         queue.emit("events", "biometricWebhook", "created", subject, JSON.stringify({ n }));
       queue.replay(queue.list()[0] as Delivery);
-      await until(() => got.received.length === 6);
+      await got.arrived(6);
       const aboutA = got.received.map((r) => JSON.parse(r.body).n).filter((n) => n === 0 || n === 4);
       expect(aboutA).toEqual([0, 4, 0]);
     } finally {
@@ -255,7 +249,7 @@ describe("emits and replays about one record", () => {
               }
             }
             const total = [...expected.values()].reduce((sum, ns) => sum + ns.length, 0);
-            await until(() => got.received.length - before === total);
+            await got.arrived(before + total);
             const seen = new Map<string, number[]>();
             for (const r of got.received.slice(before)) {
               const receiver = receivers[Number(r.path.split("-").at(-1))]?.id as string;
@@ -285,7 +279,7 @@ describe("a removed receiver", () => {
       const r = queue.addReceiver(`${stuck.url}/hook`, "events");
       // One record: one attempt in flight, the other two waiting behind it.
       for (let n = 0; n < 3; n++) queue.emit("events", "biometricWebhook", "created", "s", `{"n":${n}}`);
-      await until(() => stuck.received.length === 1);
+      await stuck.arrived(1);
       queue.removeReceiver(r.id);
       expect(queue.list().map((d) => [d.status, d.attempts.length])).toEqual([
         ["pending", 0],

@@ -259,7 +259,7 @@ describe("records from the request's own data", () => {
   it("a workflow case sends case.completed with the X-Workflow headers and no credentials", async () => {
     const created = await sbx.control.workflow.create({ external_id: "onboarding-5521" });
     await sbx.control.workflow.complete(created.case_id, "approved");
-    await until(() => workflow.received.length === 1);
+    await workflow.arrived(1);
     const [got] = workflow.received;
     expect(got?.headers["x-workflow-event-type"]).toBe("case.completed");
     expect(got?.headers["x-workflow-webhook-id"]).toMatch(/^whk_[0-9A-Z]{26}$/);

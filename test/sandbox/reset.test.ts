@@ -2,13 +2,13 @@
 // offset forgotten (receivers kept unless asked), an attempt in flight not recorded into the fresh
 // state, the --state file saved empty; then a fresh journey runs as in a new sandbox.
 import { mkdtempSync } from "node:fs";
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { ServerResponse } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SandboxControlError } from "../../sandbox/index.js";
 import { readState } from "../../sandbox/state-file.js";
+import { startCollectingReceiver } from "../support/collecting-receiver.js";
 import { startRecorder, startTestSandbox } from "../support/sandbox.js";
 
 let receiver: Awaited<ReturnType<typeof startRecorder>>;
@@ -21,20 +21,8 @@ afterAll(() => receiver.close());
 async function heldReceiver() {
   let arrived!: (res: ServerResponse) => void;
   const first = new Promise<ServerResponse>((resolve) => (arrived = resolve));
-  const server = createServer((req: IncomingMessage, res) => {
-    req.resume();
-    req.on("end", () => arrived(res));
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    first,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
+  const receiver = await startCollectingReceiver((_, res) => arrived(res));
+  return { url: receiver.url, first, close: receiver.close };
 }
 
 describe("reset", () => {

@@ -166,7 +166,7 @@ describe("a receiver pointing back at the sandbox", () => {
       const r = await sbx.control.addReceiver({ url: `${receiver.url}/hook` });
       await sbx.control.testReceiver(r.id);
       await sbx.client.POST("/api/v2/send_text", { body: { reference: "marked" } });
-      await until(() => receiver.received.length === 2);
+      await receiver.arrived(2);
       expect(receiver.received.map((got) => got.headers[SENT_BY_SANDBOX.toLowerCase()])).toEqual(["1", "1"]);
     } finally {
       await sbx.running.close();

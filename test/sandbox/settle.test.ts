@@ -2,10 +2,9 @@
 // due in its window has had its attempt answered and recorded, settled() does the same for the
 // deliveries due now, each attempt within its deadline; and an archive while a delivery is in flight
 // leaves that delivery's answer as it came.
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MAX_RETRIES } from "../../sandbox/deliveries.js";
+import { startCollectingReceiver } from "../support/collecting-receiver.js";
 import { queueOnClock } from "../support/delivery-queue.js";
 import { startRecorder, startTestSandbox, until } from "../support/sandbox.js";
 
@@ -19,28 +18,12 @@ async function slowReceiver(
   status: (event: string) => number = () => 200,
 ) {
   const processed: string[] = [];
-  const server: Server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on("data", (chunk: Buffer) => chunks.push(chunk));
-    req.on("end", () => {
-      const body = JSON.parse(Buffer.concat(chunks).toString("utf8")) as {
-        event: string;
-        transaction_id: string;
-      };
-      processed.push(`${body.event} ${body.transaction_id}`);
-      setTimeout(() => res.writeHead(status(body.event)).end(), holdMs(body.event));
-    });
+  const receiver = await startCollectingReceiver((request, res) => {
+    const body = JSON.parse(request.body) as { event: string; transaction_id: string };
+    processed.push(`${body.event} ${body.transaction_id}`);
+    setTimeout(() => res.writeHead(status(body.event)).end(), holdMs(body.event));
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
-    processed,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
+  return { url: `${receiver.url}/hook`, processed, close: receiver.close };
 }
 
 let sbx: Awaited<ReturnType<typeof startTestSandbox>>;

@@ -8,7 +8,7 @@ import { describe, expect, it } from "vitest";
 import { fromRoot } from "../../scripts/lib/paths.js";
 import { launchSandbox } from "../../sandbox/start.js";
 import { StateFileError } from "../../sandbox/state-file.js";
-import { startRecorder, startTestSandbox, until } from "../support/sandbox.js";
+import { startRecorder, startTestSandbox } from "../support/sandbox.js";
 
 const dir = () => mkdtempSync(join(tmpdir(), "sbx-state-"));
 
@@ -38,7 +38,7 @@ describe("--state FILE", () => {
       expect(pending?.attempts).toHaveLength(1);
       // The saved retry timer still fires.
       await second.control.advance("PT70S");
-      await until(() => dead.received.length === 2);
+      await dead.arrived(2);
       // The saved lifespan timer too.
       await second.control.advance("P7D");
       expect((await second.control.biometric.get(id)).state).toBe("archived");
@@ -55,7 +55,7 @@ describe("--state FILE", () => {
     const first = await startTestSandbox({ stateFile: file });
     await first.control.addReceiver({ url: stuck.url });
     const bio = await first.client.POST("/api/v2/send_text", { body: { reference: "in-flight" } });
-    await until(() => stuck.received.length === 1);
+    await stuck.arrived(1);
     await first.running.close();
     await stuck.close();
     const second = await startTestSandbox({ stateFile: file });

@@ -2,8 +2,6 @@
 // that records what it gets and answers as told, and the conformance checks over both.
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
-import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { crc32, inflateRawSync } from "node:zlib";
@@ -11,49 +9,22 @@ import { createConformanceChecker, createWebhookChecker, type EntryResult } from
 import { createSandboxControl } from "../../sandbox/index.js";
 import { type RunningSandbox, type StartOptions, launchSandbox } from "../../sandbox/start.js";
 import { createClient, type IdvClient } from "../../src/index.js";
+import { type CollectingReceiver, type Received, startCollectingReceiver } from "./collecting-receiver.js";
 import { recordingFetch } from "./har-recorder.js";
 
 export const CREDENTIALS = { apiKey: "sbx-test-key", secret: "sbx-test-secret" };
 
-/** A request a receiver got. */
-export interface Received {
-  method: string;
-  path: string;
-  headers: IncomingHttpHeaders;
-  body: string;
-  /** Real time it arrived (Date.now()). */
-  at: number;
-}
+export type { Received };
 
-/** A receiver that records every request and answers with `status()` (200 unless told), or never. */
-export async function startRecorder(status: () => number | "hang" = () => 200) {
-  const received: Received[] = [];
-  const server: Server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on("data", (c: Buffer) => chunks.push(c));
-    req.on("end", () => {
-      received.push({
-        method: req.method ?? "",
-        path: req.url ?? "",
-        headers: req.headers,
-        body: Buffer.concat(chunks).toString("utf8"),
-        at: Date.now(),
-      });
-      const s = status();
-      if (s !== "hang") res.writeHead(s).end();
-    });
+/**
+ * A receiver that records every request and answers with `status()` (200 unless told), or never;
+ * `arrived(n)` waits for the nth request.
+ */
+export function startRecorder(status: () => number | "hang" = () => 200): Promise<CollectingReceiver> {
+  return startCollectingReceiver((_, res) => {
+    const s = status();
+    if (s !== "hang") res.writeHead(s).end();
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  return {
-    url,
-    received,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
 }
 
 /** A sandbox on a free port, fast journeys, its client traffic and deliveries recorded. */
