@@ -4,7 +4,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it, vi } from "vitest";
 import * as opener from "../../conformance/run/open-checker.js";
-import { type RunningSandbox, startSandbox } from "../../sandbox/start.js";
+import { type RunningSandbox, launchSandbox } from "../../sandbox/start.js";
 import { tempDir } from "./support/cli.js";
 import { runMain } from "./support/in-process.js";
 
@@ -18,7 +18,7 @@ const CREDENTIALS = { apiKey: "probe-record-key-3b8e", secret: "probe-record-sec
 
 let sandbox: RunningSandbox;
 beforeAll(async () => {
-  sandbox = await startSandbox({ port: 0, credentials: CREDENTIALS });
+  sandbox = await launchSandbox({ port: 0, credentials: CREDENTIALS });
 });
 afterAll(async () => {
   await sandbox.close();
