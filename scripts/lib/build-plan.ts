@@ -22,6 +22,12 @@ export const STEPS: BuildStep[] = [
     outputs: ["generated/asyncapi.json", "generated/asyncapi.yaml", "generated/webhook-events.ts"],
   },
   {
+    name: "arazzo",
+    script: "build:arazzo",
+    inputs: [...COMMON, "arazzo"],
+    outputs: ["generated/arazzo.json"],
+  },
+  {
     name: "client",
     script: "generate",
     inputs: [...COMMON, "generated/openapi.json"],
@@ -70,6 +76,7 @@ export const STEPS: BuildStep[] = [
       "README.md",
       "openapi",
       "asyncapi",
+      "arazzo",
       "examples",
     ],
     outputs: ["dist"],
@@ -77,7 +84,17 @@ export const STEPS: BuildStep[] = [
   {
     name: "docs",
     script: "docs",
-    inputs: [...COMMON, "docs", "CHANGELOG.md", "README.md", "generated", "openapi", "asyncapi", "examples"],
+    inputs: [
+      ...COMMON,
+      "docs",
+      "CHANGELOG.md",
+      "README.md",
+      "generated",
+      "openapi",
+      "asyncapi",
+      "arazzo",
+      "examples",
+    ],
     outputs: ["build/docs"],
   },
 ];

@@ -9,6 +9,8 @@ const WHAT: Record<string, string> = {
   "openapi.yaml": "The same bundle in YAML.",
   "asyncapi.json": "The AsyncAPI contract of the deliveries, bundled (`idv-contract/asyncapi.json`).",
   "asyncapi.yaml": "The same bundle in YAML.",
+  "arazzo.json":
+    "The Arazzo workflows (`arazzo/`) as JSON, for the probe and the docs to read without a YAML parser.",
   "webhook-events.ts": "The deliveries' payload types and event names, for `src/webhooks/`.",
   "types.ts": "The API's TypeScript types (openapi-typescript), for the client.",
   "operations.ts": "Per-operation facts the client's runtime needs (methods, media types, file uploads).",
