@@ -15,8 +15,8 @@ export {
   type SandboxTriggered,
   type SandboxTriggerRequest,
   type SandboxWorkflowCase,
-} from "./control-client.js";
-export { BIOMETRIC_MAGIC, biometricJourney, type Journey } from "./magic.js";
+} from "./control/client.js";
+export { BIOMETRIC_MAGIC, biometricJourney, type Journey } from "./products/magic.js";
 export { type StartedSandbox, startSandbox, type StartSandboxOptions } from "./start-sandbox.js";
-export { StateFileError } from "./state-file.js";
-export { StateLockError } from "./state-lock.js";
+export { StateFileError } from "./state/file.js";
+export { StateLockError } from "./state/lock.js";

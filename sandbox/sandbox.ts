@@ -3,14 +3,14 @@
 import { randomInt } from "node:crypto";
 import type { components } from "../generated/sandbox-control-types.js";
 import { parseWebhook, type WebhookError } from "../src/webhooks/index.js";
-import { AssetFiles } from "./asset-files.js";
-import { BiometricLifecycle, type BiometricRecord, TIMERS } from "./biometric.js";
-import { ByteBudget, jsonBytes, MAX_KEPT_BYTES, TIMER_BYTES } from "./byte-budget.js";
-import { type Timer, VirtualClock } from "./clock.js";
+import { AssetFiles } from "./products/files/asset-files.js";
+import { BiometricLifecycle, type BiometricRecord, TIMERS } from "./products/biometric/lifecycle.js";
+import { ByteBudget, jsonBytes, MAX_KEPT_BYTES, TIMER_BYTES } from "./state/byte-budget.js";
+import { type Timer, VirtualClock } from "./clock/clock.js";
 import type { Credentials } from "../src/server/credentials.js";
-import { type Channel, DeliveryQueue, type Delivery, type Receiver } from "./deliveries.js";
-import type { KybRecord, ManualRecord, PepRecord, PropertyRecord } from "./products.js";
-import type { ListeningOn } from "./self-address.js";
+import { type Channel, DeliveryQueue, type Delivery, type Receiver } from "./deliveries/queue.js";
+import type { KybRecord, ManualRecord, PepRecord, PropertyRecord } from "./products/records.js";
+import type { ListeningOn } from "./http/self-address.js";
 import type { Json } from "../src/contract/json.js";
 
 // Bodies and records are JSON the contract's schemas describe.

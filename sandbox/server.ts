@@ -31,12 +31,12 @@ import {
   controlError,
   controlOperations,
   describeControlBody,
-} from "./control.js";
-import { answerCapture, CAPTURES_PREFIX } from "./captures.js";
+} from "./control/handlers.js";
+import { answerCapture, CAPTURES_PREFIX } from "./products/biometric/captures.js";
 import { credentialRefusal } from "../src/server/credentials.js";
 import type { Sandbox } from "./sandbox.js";
-import { loopRefusal } from "./self-address.js";
-import { answerService } from "./service.js";
+import { loopRefusal } from "./http/self-address.js";
+import { answerService } from "./products/service.js";
 import { type Answer, sendAnswer } from "../src/server/answer.js";
 import { staticFiles } from "../src/server/static-files.js";
 

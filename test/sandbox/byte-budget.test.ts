@@ -8,9 +8,9 @@ import { join } from "node:path";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { fromRoot } from "../../scripts/lib/paths.js";
-import { jsonBytes, MAX_KEPT_BYTES } from "../../sandbox/byte-budget.js";
-import { MAX_RECEIVERS } from "../../sandbox/deliveries.js";
-import { eddCase } from "../../sandbox/products.js";
+import { jsonBytes, MAX_KEPT_BYTES } from "../../sandbox/state/byte-budget.js";
+import { MAX_RECEIVERS } from "../../sandbox/deliveries/queue.js";
+import { eddCase } from "../../sandbox/products/records.js";
 import { Sandbox } from "../../sandbox/sandbox.js";
 import {
   MAX_STATE_FILE_BYTES,
@@ -18,7 +18,7 @@ import {
   restoreState,
   snapshot,
   writeState,
-} from "../../sandbox/state-file.js";
+} from "../../sandbox/state/file.js";
 
 const BUDGET = 256 * 1024;
 

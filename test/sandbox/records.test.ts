@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fromRoot } from "../../scripts/lib/paths.js";
-import { AssetFiles } from "../../sandbox/asset-files.js";
+import { AssetFiles } from "../../sandbox/products/files/asset-files.js";
 import { apiError } from "../../src/index.js";
 import { type Json, jsonRequestExamples, loadOpenApi, operations } from "../support/contract.js";
 import { pdfStructureProblems } from "../support/pdf.js";

@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SandboxControlError } from "../../sandbox/index.js";
-import { readState } from "../../sandbox/state-file.js";
+import { readState } from "../../sandbox/state/file.js";
 import { startRecorder, startTestSandbox } from "../support/sandbox.js";
 
 let receiver: Awaited<ReturnType<typeof startRecorder>>;

@@ -5,7 +5,7 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { MAX_RETRIES } from "../../sandbox/deliveries.js";
+import { MAX_RETRIES } from "../../sandbox/deliveries/queue.js";
 import { queueOnClock } from "../support/delivery-queue.js";
 import { startRecorder, startTestSandbox, until } from "../support/sandbox.js";
 

@@ -2,7 +2,7 @@
 // open between them, and answers with each outcome. The receivers' answers are read here, so that
 // their bytes cost the thread that answers the API nothing.
 import { parentPort } from "node:worker_threads";
-import type { FromSender, ToSender } from "./delivery-messages.js";
+import type { FromSender, ToSender } from "./messages.js";
 import { ReceiverPosts } from "./receiver-posts.js";
 
 const port = parentPort;

@@ -4,9 +4,9 @@
 // them. This side keeps what each POST waits for; a thread that stops fails what it held, and the
 // next POST starts a new one. Where no thread can be started, the POSTs are made here.
 import type { Worker } from "node:worker_threads";
-import { startModuleWorker } from "../src/worker-thread.js";
-import type { FromSender, ToSender } from "./delivery-messages.js";
-import type { PostInFlight, PostOutcome } from "./delivery-post.js";
+import { startModuleWorker } from "../../src/worker-thread.js";
+import type { FromSender, ToSender } from "./messages.js";
+import type { PostInFlight, PostOutcome } from "../delivery-post.js";
 import { ReceiverPosts } from "./receiver-posts.js";
 
 const NO_ANSWER: PostOutcome = { status: null, error: "connection" };

@@ -2,7 +2,7 @@
 // sandbox's clock, receivers, deliveries and transitions with it. Typed by the control API's own
 // generated types; openapi-fetch underneath.
 import createFetchClient from "openapi-fetch";
-import type { components, paths } from "../generated/sandbox-control-types.js";
+import type { components, paths } from "../../generated/sandbox-control-types.js";
 
 type Schemas = components["schemas"];
 export type SandboxClock = Schemas["Clock"];

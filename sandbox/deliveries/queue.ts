@@ -5,13 +5,13 @@
 // The POSTs go out from a thread of their own, on connections kept open per receiver. An event is
 // kept once for all its receivers, and each receiver's delivery made when first needed
 // (delivery-log.ts): emitting costs about the same to one receiver as to a hundred.
-import { ByteBudget } from "./byte-budget.js";
-import type { VirtualClock } from "./clock.js";
-import { ATTEMPT_BYTES, DeliveryLog, Fanout, id, MAX_RETRIES, webhookId } from "./delivery-log.js";
-import { MAX_ANSWER_BYTES, type PostInFlight, postOnce } from "./delivery-post.js";
-import { DeliverySender } from "./delivery-sender.js";
-import { SettleWaits } from "./delivery-settle.js";
-import { SENT_BY_SANDBOX } from "./self-address.js";
+import { ByteBudget } from "../state/byte-budget.js";
+import type { VirtualClock } from "../clock/clock.js";
+import { ATTEMPT_BYTES, DeliveryLog, Fanout, id, MAX_RETRIES, webhookId } from "./log.js";
+import { MAX_ANSWER_BYTES, type PostInFlight, postOnce } from "../delivery-post.js";
+import { DeliverySender } from "./sender.js";
+import { SettleWaits } from "./settle.js";
+import { SENT_BY_SANDBOX } from "../http/self-address.js";
 
 export { MAX_ANSWER_BYTES };
 

@@ -13,15 +13,15 @@ import {
   unlinkSync,
   writeSync,
 } from "node:fs";
-import { exceedsJsonLimits } from "../src/json-scan.js";
+import { exceedsJsonLimits } from "../../src/json-scan.js";
 import { MAX_KEPT_BYTES } from "./byte-budget.js";
-import type { BiometricRecord } from "./biometric.js";
-import type { Timer, VirtualClock } from "./clock.js";
-import type { Delivery, Receiver } from "./deliveries.js";
-import type { KybRecord, ManualRecord, PepRecord, PropertyRecord } from "./products.js";
-import type { Sandbox, WorkflowCase } from "./sandbox.js";
-import { MAX_STATE_DEPTH, stateProblem } from "./state-shape.js";
-import type { Json } from "../src/contract/json.js";
+import type { BiometricRecord } from "../products/biometric/lifecycle.js";
+import type { Timer, VirtualClock } from "../clock/clock.js";
+import type { Delivery, Receiver } from "../deliveries/queue.js";
+import type { KybRecord, ManualRecord, PepRecord, PropertyRecord } from "../products/records.js";
+import type { Sandbox, WorkflowCase } from "../sandbox.js";
+import { MAX_STATE_DEPTH, stateProblem } from "./shape.js";
+import type { Json } from "../../src/contract/json.js";
 
 /**
  * The largest state file read: the sandbox writes at most its byte budget (MAX_KEPT_BYTES, 64 MiB,

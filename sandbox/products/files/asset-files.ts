@@ -1,7 +1,7 @@
 // The bytes of files uploaded to EDD cases, so that an asset's download_url answers with them. Held in
 // memory within a byte budget, oldest first out; never written to the --state file (an upload is
 // a developer's test file, and the state file stays small).
-import type { ByteBudget } from "./byte-budget.js";
+import type { ByteBudget } from "../../state/byte-budget.js";
 
 /** The bytes kept across all uploads; past it the oldest files are dropped. */
 export const MAX_ASSET_FILE_BYTES = 32 * 1024 * 1024;

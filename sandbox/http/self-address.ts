@@ -8,9 +8,9 @@
 import { BlockList, isIP } from "node:net";
 import { hostname, networkInterfaces } from "node:os";
 import type { IncomingMessage } from "node:http";
-import type { Answer } from "../src/server/answer.js";
-import { rejection } from "../src/server/error-body.js";
-import { shapeOfPath } from "../src/server/operations.js";
+import type { Answer } from "../../src/server/answer.js";
+import { rejection } from "../../src/server/error-body.js";
+import { shapeOfPath } from "../../src/server/operations.js";
 
 /** The header on every request the sandbox sends (deliveries and the Test button). */
 export const SENT_BY_SANDBOX = "Idv-Sandbox-Sent";

@@ -1,14 +1,14 @@
 // POST /_sandbox/trigger: one chosen event of the AsyncAPI contract, about an existing record or one
 // made for it, with members overridden, checked against the event's schema and then delivered as
 // any other event is (every receiver of its kind, credentials, retries, the deliveries' list).
-import { webhookChannels } from "../generated/webhook-events.js";
-import type { Answer } from "../src/server/answer.js";
-import { type BiometricRecord, EVENT_MESSAGES } from "./biometric.js";
-import type { Channel } from "./deliveries.js";
-import { eddCase } from "./products.js";
-import { biometricBody, eddCompletedBody, type Sandbox, type WorkflowCase } from "./sandbox.js";
+import { webhookChannels } from "../../generated/webhook-events.js";
+import type { Answer } from "../../src/server/answer.js";
+import { type BiometricRecord, EVENT_MESSAGES } from "../products/biometric/lifecycle.js";
+import type { Channel } from "../deliveries/queue.js";
+import { eddCase } from "../products/records.js";
+import { biometricBody, eddCompletedBody, type Sandbox, type WorkflowCase } from "../sandbox.js";
 import { memberPath, setMember } from "./trigger-members.js";
-import type { Json } from "../src/contract/json.js";
+import type { Json } from "../../src/contract/json.js";
 
 // Payloads are JSON the contract describes; overrides put any JSON in them.
 

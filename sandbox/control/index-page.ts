@@ -1,6 +1,6 @@
 // GET /_sandbox: the control API's operations as its own document lists them, so that the address
 // `npm start` and `idv-sandbox` print answers with what can be done there.
-import controlDocument from "../generated/sandbox-control.json" with { type: "json" };
+import controlDocument from "../../generated/sandbox-control.json" with { type: "json" };
 
 /** One operation of the control API, as the index lists it. */
 export interface ControlIndexEntry {

@@ -1,26 +1,26 @@
 // The control API (/_sandbox/…), contract-first: its routes and request schemas come from its own
 // OpenAPI document (generated/sandbox-control.json), and every answer is one of its schemas.
-import controlDocument from "../generated/sandbox-control.json" with { type: "json" };
-import { loadOperations, type Operation } from "../src/server/operations.js";
-import { AjvCompiler } from "../src/contract/schema-validator.js";
-import { attachment } from "./asset-files.js";
-import { CONTROL_INDEX } from "./control-index.js";
-import type { BiometricRecord } from "./biometric.js";
-import { TransitionError } from "./biometric.js";
+import controlDocument from "../../generated/sandbox-control.json" with { type: "json" };
+import { loadOperations, type Operation } from "../../src/server/operations.js";
+import { AjvCompiler } from "../../src/contract/schema-validator.js";
+import { attachment } from "../products/files/asset-files.js";
+import { CONTROL_INDEX } from "./index-page.js";
+import type { BiometricRecord } from "../products/biometric/lifecycle.js";
+import { TransitionError } from "../products/biometric/lifecycle.js";
 import {
   type Delivery,
   MAX_RECEIVERS,
   type Receiver,
   type ReceiverAuth,
   receiverAuthProblem,
-} from "./deliveries.js";
+} from "../deliveries/queue.js";
 import { parseDuration } from "./duration.js";
-import { pointsAtSandbox, SELF_RECEIVER } from "./self-address.js";
-import type { Answer } from "./service.js";
-import type { Sandbox, WorkflowCase } from "./sandbox.js";
-import type { operations } from "../generated/sandbox-control-types.js";
+import { pointsAtSandbox, SELF_RECEIVER } from "../http/self-address.js";
+import type { Answer } from "../products/service.js";
+import type { Sandbox, WorkflowCase } from "../sandbox.js";
+import type { operations } from "../../generated/sandbox-control-types.js";
 import { newWorkflowCase, TEST_EVENT, trigger, type TriggerRequest } from "./trigger.js";
-import type { Json } from "../src/contract/json.js";
+import type { Json } from "../../src/contract/json.js";
 
 // Request bodies reach the handlers only after the control document's schema accepted them.
 

@@ -3,9 +3,9 @@
 // and creates a new one; archived 60 minutes after the PDF is downloaded and at the end of the 7-day
 // lifespan; error after 24 hours pending or on an unexpected failure. Every timer is on the virtual clock.
 import { randomUUID } from "node:crypto";
-import bundledAsyncApi from "../generated/asyncapi.json" with { type: "json" };
+import bundledAsyncApi from "../../../generated/asyncapi.json" with { type: "json" };
 import { captureUrls } from "./captures.js";
-import type { Journey } from "./magic.js";
+import type { Journey } from "../magic.js";
 
 export type BiometricState = "created" | "pending" | "completed" | "archived" | "error";
 export type BiometricStatus = "pass" | "review" | "fail";
@@ -440,7 +440,7 @@ export class BiometricLifecycle {
     }
     v.aply_portal_url = `${this.ctx.baseUrl()}/_sandbox/biometric_verifications/${record.transaction_id}`;
     v.pdf = `${this.ctx.baseUrl()}/api/v2/biometric/pdf/${record.transaction_id}.pdf`;
-    // Served by the sandbox, signed now: valid 15 minutes on the virtual clock (sandbox/captures.ts).
+    // Served by the sandbox, signed now: valid 15 minutes on the virtual clock (captures.ts).
     v.capture = captureUrls(v.capture, this.ctx.baseUrl(), record.transaction_id, this.ctx.now());
     return v;
   }

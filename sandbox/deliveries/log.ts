@@ -3,8 +3,8 @@
 // first needed (its first attempt, a listing, a save, an erasure): to many receivers, most of an
 // event's deliveries are forgotten before they are attempted, and then cost only their count.
 import { randomBytes, randomUUID } from "node:crypto";
-import { type ByteBudget, jsonBytes, TIMER_BYTES } from "./byte-budget.js";
-import type { Channel, Delivery } from "./deliveries.js";
+import { type ByteBudget, jsonBytes, TIMER_BYTES } from "../state/byte-budget.js";
+import type { Channel, Delivery } from "./queue.js";
 
 /** What one attempt adds to a delivery's JSON at most (`{"at":…,"status":…,"error":…,"duration_ms":…}`). */
 export const ATTEMPT_BYTES = 128;

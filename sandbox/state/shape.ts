@@ -2,11 +2,11 @@
 // the file is whole, not that the sandbox wrote it: anyone can write a file with a right digest, so
 // every member the restore and the delivery queue rely on is checked first, without recursion into
 // records, and a file that fails is refused as a whole, naming where (never a value).
-import { exceedsJsonLimits } from "../src/json-scan.js";
-import { MAX_SCHEDULED_TIME, MAX_VIRTUAL_TIME } from "./clock.js";
-import { receiverUrl } from "./control.js";
-import { MAX_RECEIVERS, receiverAuthProblem } from "./deliveries.js";
-import type { Json } from "../src/contract/json.js";
+import { exceedsJsonLimits } from "../../src/json-scan.js";
+import { MAX_SCHEDULED_TIME, MAX_VIRTUAL_TIME } from "../clock/clock.js";
+import { receiverUrl } from "../control/handlers.js";
+import { MAX_RECEIVERS, receiverAuthProblem } from "../deliveries/queue.js";
+import type { Json } from "../../src/contract/json.js";
 
 // Saved state is JSON of the sandbox's own making, checked member by member here.
 

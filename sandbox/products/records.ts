@@ -1,9 +1,9 @@
 // Records of the products without a lifecycle table (manual verification, PEP, fraud analytics,
 // property, KYB, EDD), built from the request's own data; what the service returns for each.
 import { createHash, randomUUID } from "node:crypto";
-import bundled from "../generated/openapi.json" with { type: "json" };
+import bundled from "../../generated/openapi.json" with { type: "json" };
 import { screeningOutcome } from "./magic.js";
-import type { Json } from "../src/contract/json.js";
+import type { Json } from "../../src/contract/json.js";
 
 // Request bodies reach here only after the contract's schema accepted them.
 

@@ -1,12 +1,12 @@
 // The service's operations on the sandbox's state: each create makes a record from the request, each
 // read returns it, each download is a real PDF (or zip) of it, and unknown ids get the operation's 404.
 import { randomUUID } from "node:crypto";
-import { formParts, multipartBoundary } from "../src/contract/multipart.js";
-import type { Operation } from "../src/server/operations.js";
-import { rejection } from "../src/server/error-body.js";
-import { TransitionError } from "./biometric.js";
+import { formParts, multipartBoundary } from "../../src/contract/multipart.js";
+import type { Operation } from "../../src/server/operations.js";
+import { rejection } from "../../src/server/error-body.js";
+import { TransitionError } from "./biometric/lifecycle.js";
 import { biometricJourney, smsFails, zipTitle } from "./magic.js";
-import { renderPdf } from "./pdf.js";
+import { renderPdf } from "./files/pdf.js";
 import {
   eddCase,
   eraseArchived,
@@ -18,17 +18,17 @@ import {
   pepCheck,
   propertySearch,
   propertyVerification,
-} from "./products.js";
-import type { Sandbox } from "./sandbox.js";
-import { renderZip } from "./zip.js";
-import type { Answer } from "../src/server/answer.js";
-import type { operations } from "../generated/types.js";
-import type { Json } from "../src/contract/json.js";
+} from "./records.js";
+import type { Sandbox } from "../sandbox.js";
+import { renderZip } from "./files/zip.js";
+import type { Answer } from "../../src/server/answer.js";
+import type { operations } from "../../generated/types.js";
+import type { Json } from "../../src/contract/json.js";
 
 // Bodies reach here only after the contract's schema accepted them.
 
 /** What the HTTP layer sends: JSON, or bytes with their type and file name (src/server's answer). */
-export type { Answer } from "../src/server/answer.js";
+export type { Answer } from "../../src/server/answer.js";
 
 export interface ServiceRequest {
   op: Operation;

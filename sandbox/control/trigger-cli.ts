@@ -2,9 +2,9 @@
 // event of the contract sent by a running sandbox (POST /_sandbox/trigger), read by the package's one
 // parser (src/cli/args.ts). Prints what was sent and to how many receivers, never the payload (it
 // may hold the record's personal data).
-import { type CliIo, parseFlags, readCommandLine, UsageError } from "../src/cli/args.js";
-import { createSandboxControl, SandboxControlError } from "./control-client.js";
-import { receiverUrl } from "./control.js";
+import { type CliIo, parseFlags, readCommandLine, UsageError } from "../../src/cli/args.js";
+import { createSandboxControl, SandboxControlError } from "./client.js";
+import { receiverUrl } from "./handlers.js";
 import { parseAssignment } from "./trigger-members.js";
 import { TRIGGER_EVENTS } from "./trigger.js";
 
