@@ -1,4 +1,4 @@
-// Deliveries' POSTs go out from a thread of their own (delivery-worker.ts): reading a hundred
+// Deliveries' POSTs go out from a thread of their own (worker.ts): reading a hundred
 // receivers' answers, and opening their connections, took the time of the thread that answers the
 // API, so that creating records with many receivers registered was as slow as delivering to all of
 // them. This side keeps what each POST waits for; a thread that stops fails what it held, and the
@@ -13,8 +13,8 @@ const NO_ANSWER: PostOutcome = { status: null, error: "connection" };
 
 const emptyBatch = (): ToSender => ({ bodies: [], posts: [], aborts: [], retire: [] });
 
-/** The delivery thread as the sandbox starts it: delivery-worker beside this file. */
-const deliveryThread = (): Worker => startModuleWorker(import.meta.url, "delivery-worker");
+/** The delivery thread as the sandbox starts it: worker.ts beside this file. */
+const deliveryThread = (): Worker => startModuleWorker(import.meta.url, "worker");
 
 export class DeliverySender {
   private worker: Worker | undefined;

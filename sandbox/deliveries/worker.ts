@@ -6,7 +6,7 @@ import type { FromSender, ToSender } from "./messages.js";
 import { ReceiverPosts } from "./receiver-posts.js";
 
 const port = parentPort;
-if (!port) throw new Error("delivery-worker runs as a worker thread");
+if (!port) throw new Error("deliveries/worker runs as a worker thread");
 
 let outbox: FromSender = [];
 const posts = new ReceiverPosts((id, outcome) => {
