@@ -7,17 +7,9 @@
 // have put it, so chains of timers complete within one advance. A long run fires its timers in
 // slices and lets other work (requests, I/O) run between them, so no advance holds the server.
 import { TimerHeap } from "./timer-heap.js";
+import type { Timer, TimerHandler } from "./timer.js";
 
-/** A timer as data: what to do (`kind`, `ref`) and when, in virtual epoch milliseconds. */
-export interface Timer {
-  id: number;
-  at: number;
-  kind: string;
-  ref: string;
-}
-
-/** Runs a timer that fell due; it may schedule more (even ones already due). */
-export type TimerHandler = (timer: Timer) => void;
+export type { Timer, TimerHandler } from "./timer.js";
 
 /**
  * Far more timers than one advance fires (10,000 journeys hold 40,000 timers at once, and 10,000

@@ -1,7 +1,7 @@
 // The virtual clock's pending timers as a binary min-heap on (at, id): adding or taking one costs
 // O(log n), so one advance that fires many timers, each scheduling more, stays linear-logarithmic
 // (docs/decisions/sandbox.md).
-import type { Timer } from "./clock.js";
+import type { Timer } from "./timer.js";
 
 const before = (a: Timer, b: Timer): boolean => a.at < b.at || (a.at === b.at && a.id < b.id);
 

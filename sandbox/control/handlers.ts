@@ -7,16 +7,11 @@ import { attachment } from "../products/files/asset-files.js";
 import { CONTROL_INDEX } from "./index-page.js";
 import type { BiometricRecord } from "../products/biometric/lifecycle.js";
 import { TransitionError } from "../products/biometric/lifecycle.js";
-import {
-  type Delivery,
-  MAX_RECEIVERS,
-  type Receiver,
-  type ReceiverAuth,
-  receiverAuthProblem,
-} from "../deliveries/queue.js";
+import { MAX_RECEIVERS, receiverAuthProblem, receiverUrl } from "../deliveries/receivers.js";
+import type { Delivery, Receiver, ReceiverAuth } from "../deliveries/types.js";
 import { parseDuration } from "./duration.js";
 import { pointsAtSandbox, SELF_RECEIVER } from "../http/self-address.js";
-import type { Answer } from "../products/service.js";
+import type { Answer } from "../../src/server/answer.js";
 import type { Sandbox, WorkflowCase } from "../sandbox.js";
 import type { operations } from "../../generated/sandbox-control-types.js";
 import { newWorkflowCase, TEST_EVENT, trigger, type TriggerRequest } from "./trigger.js";
@@ -108,18 +103,8 @@ const biometricView = (r: BiometricRecord) => ({
   events: r.events,
 });
 
-/** A receiver URL, or an Error saying what is wrong with it. */
-export function receiverUrl(text: string): string {
-  let url: URL;
-  try {
-    url = new URL(text);
-  } catch {
-    throw new Error("url must be an absolute http or https URL");
-  }
-  if (url.protocol !== "http:" && url.protocol !== "https:") throw new Error("url must use http or https");
-  if (url.username || url.password) throw new Error("url must not carry credentials: give them as auth");
-  return url.href;
-}
+/** A receiver URL, or an Error saying what is wrong with it (the rule of deliveries/receivers.ts). */
+export { receiverUrl };
 
 const ok = (json: unknown, status = 200): Answer => ({ status, json });
 

@@ -4,7 +4,7 @@
 // may hold the record's personal data).
 import { type CliIo, parseFlags, readCommandLine, UsageError } from "../../src/cli/args.js";
 import { createSandboxControl, SandboxControlError } from "./client.js";
-import { receiverUrl } from "./handlers.js";
+import { receiverUrl } from "../deliveries/receivers.js";
 import { parseAssignment } from "./trigger-members.js";
 import { TRIGGER_EVENTS } from "./trigger.js";
 

@@ -4,12 +4,11 @@
 // event's deliveries are forgotten before they are attempted, and then cost only their count.
 import { randomBytes, randomUUID } from "node:crypto";
 import { type ByteBudget, jsonBytes, TIMER_BYTES } from "../state/byte-budget.js";
-import type { Channel, Delivery } from "./queue.js";
+import { MAX_RETRIES } from "./retry.js";
+import type { Channel, Delivery } from "./types.js";
 
 /** What one attempt adds to a delivery's JSON at most (`{"at":…,"status":…,"error":…,"duration_ms":…}`). */
 export const ATTEMPT_BYTES = 128;
-/** Retries after the first attempt. */
-export const MAX_RETRIES = 8;
 
 /** `prefix_` and 16 random hex digits; randomUUID draws from a cached pool, where randomBytes is a call per id. */
 export const id = (prefix: string) => `${prefix}_${randomUUID().replaceAll("-", "").slice(0, 16)}`;

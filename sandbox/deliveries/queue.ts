@@ -4,111 +4,26 @@
 // deadline, a few at a time per receiver: a slow or dead receiver never slows the API or the others.
 // The POSTs go out from a thread of their own, on connections kept open per receiver. An event is
 // kept once for all its receivers, and each receiver's delivery made when first needed
-// (delivery-log.ts): emitting costs about the same to one receiver as to a hundred.
+// (log.ts): emitting costs about the same to one receiver as to a hundred. The retry schedule is
+// retry.ts's; the receivers' rules receivers.ts's.
 import { ByteBudget } from "../state/byte-budget.js";
 import type { VirtualClock } from "../clock/clock.js";
-import { ATTEMPT_BYTES, DeliveryLog, Fanout, id, MAX_RETRIES, webhookId } from "./log.js";
+import { ATTEMPT_BYTES, DeliveryLog, Fanout, id, webhookId } from "./log.js";
 import { MAX_ANSWER_BYTES, type PostInFlight, postOnce } from "../delivery-post.js";
+import { authorization, MAX_RECEIVERS } from "./receivers.js";
+import { backoff, retriesLeft } from "./retry.js";
 import { DeliverySender } from "./sender.js";
 import { SettleWaits } from "./settle.js";
+import type { Attempt, Channel, Delivery, Receiver, ReceiverAuth, ReceiverKind } from "./types.js";
+import { Waiting } from "./waiting.js";
 import { SENT_BY_SANDBOX } from "../http/self-address.js";
 
 export { MAX_ANSWER_BYTES };
+export { ATTEMPT_BYTES, webhookId };
+export { BACKOFF_BASE_MS, backoff, MAX_RETRIES } from "./retry.js";
+export { MAX_RECEIVERS, receiverAuthProblem } from "./receivers.js";
+export type { Attempt, Channel, Delivery, Receiver, ReceiverAuth, ReceiverKind } from "./types.js";
 
-/** Where deliveries go: `events` (biometric and EDD webhooks) or `workflow` (case.completed, no credentials). */
-export type ReceiverKind = "events" | "workflow";
-
-/** Credentials a receiver is configured with (the document allows Basic and Bearer; Digest needs a challenge). */
-export type ReceiverAuth =
-  { scheme: "bearer"; token: string } | { scheme: "basic"; username: string; password: string };
-
-/** A bearer token: RFC 6750's b64token (RFC 7235's token68), as an Authorization header carries it. */
-const TOKEN68 = /^[A-Za-z0-9._~+/-]+=*$/;
-/** Control characters, which RFC 7617's user-pass excludes, and lone surrogates, which UTF-8 cannot carry. */
-// eslint-disable-next-line no-control-regex -- control characters are what it finds
-const NOT_IN_BASIC = /[\u0000-\u001f\u007f]|\p{Cs}/u;
-
-/**
- * Why receiver credentials cannot be sent, as the member and the rule (never the value), or
- * undefined when they can. One check for every way in: the --webhook-auth flag, the control API
- * and the --state file, so that what one accepts the others accept too. A bearer token is a token68
- * (RFC 7235) of at most 4,096 characters; a Basic user name has at most 512 characters and no ":"
- * (RFC 7617), a password at most 4,096; neither is empty or holds a control character or a lone
- * surrogate (the pair is sent as UTF-8, base64-encoded).
- */
-export function receiverAuthProblem(auth: unknown): { member: string; why: string } | undefined {
-  if (typeof auth !== "object" || auth === null) return { member: "", why: "must be an object" };
-  const a = auth as Record<string, unknown>;
-  if (a.scheme === "bearer") {
-    const token = a.token;
-    if (typeof token !== "string" || token.length < 1 || token.length > 4096 || !TOKEN68.test(token))
-      return {
-        member: "/token",
-        why: "must be 1 to 4096 characters of A-Z, a-z, 0-9, -, ., _, ~, + and /, then any = (an RFC 7235 token68)",
-      };
-    return undefined;
-  }
-  if (a.scheme === "basic") {
-    const { username, password } = a;
-    if (typeof username !== "string" || username.length < 1 || username.length > 512)
-      return { member: "/username", why: "must be 1 to 512 characters" };
-    if (username.includes(":") || NOT_IN_BASIC.test(username))
-      return { member: "/username", why: 'must hold no ":", control character or lone surrogate (RFC 7617)' };
-    if (typeof password !== "string" || password.length < 1 || password.length > 4096)
-      return { member: "/password", why: "must be 1 to 4096 characters" };
-    if (NOT_IN_BASIC.test(password))
-      return { member: "/password", why: "must hold no control character or lone surrogate (RFC 7617)" };
-    return undefined;
-  }
-  return { member: "/scheme", why: "must be bearer or basic" };
-}
-
-export interface Receiver {
-  id: string;
-  url: string;
-  kind: ReceiverKind;
-  auth?: ReceiverAuth;
-  created_at: string;
-}
-
-/** One try of a delivery, at the virtual time it was due. `status` is null when no answer came (error says why). */
-export interface Attempt {
-  at: string;
-  status: number | null;
-  error?: "timeout" | "connection" | "redirect";
-  duration_ms: number;
-}
-
-export type Channel = "biometricWebhook" | "eddCaseCompleted" | "workflowCase";
-
-export interface Delivery {
-  id: string;
-  receiver_id: string;
-  channel: Channel;
-  event: string;
-  /** The biometric transaction, EDD case transaction or workflow case the event is about. */
-  subject: string;
-  created_at: string;
-  status: "pending" | "delivered" | "failed";
-  attempts: Attempt[];
-  /** Virtual epoch ms of the next attempt, or null when none is due. */
-  next_attempt_at: number | null;
-  /** Headers other than credentials (those are added from the receiver at each attempt). */
-  headers: Record<string, string>;
-  body: string;
-  replay_of?: string;
-  /**
-   * Set when the verification it is about was archived and the personal data in its body erased:
-   * `resendable` when what is left is still an event the service sends, `withheld` when the event
-   * was its result (completed, updated), which is gone: not sent again.
-   */
-  erased?: "resendable" | "withheld";
-}
-
-export { ATTEMPT_BYTES, MAX_RETRIES, webhookId };
-
-/** The first retry's delay; each next one doubles: 70 s … 8960 s, the last 4 h 57 min 30 s after the first try. */
-export const BACKOFF_BASE_MS = 70_000;
 /** Attempts in flight at once per receiver; the rest wait their turn. */
 const PER_RECEIVER = 4;
 /**
@@ -118,8 +33,6 @@ const PER_RECEIVER = 4;
 export const MAX_IN_FLIGHT_BYTES = 16 * 1024 * 1024;
 /** Deliveries kept, for sending and inspection; past it the oldest go first, even one still pending. */
 const MAX_KEPT = 10_000;
-/** The delay before retry `n` (1-based). */
-export const backoff = (n: number): number => BACKOFF_BASE_MS * 2 ** (n - 1);
 
 export interface DeliveryOptions {
   clock: VirtualClock;
@@ -133,89 +46,6 @@ export interface DeliveryOptions {
   budget?: ByteBudget;
   /** Called with each delivery as it is made (tests record them for the conformance checker). */
   observe?: (delivery: Delivery, receiver: Receiver) => void;
-}
-
-/** Receivers the sandbox keeps at most: each event fans out to all of them, so their number bounds one event's work. */
-export const MAX_RECEIVERS = 100;
-
-/**
- * A receiver's deliveries due and waiting for a free attempt, indexed by subject: one attempt per
- * subject at a time, so a subject with one in flight is skipped without scanning its deliveries.
- */
-class Waiting {
-  /** Waiting deliveries by subject, each in due order (a Set, so that a forgotten one leaves at once). */
-  readonly bySubject = new Map<string, Set<Delivery>>();
-  /** Subjects with a waiting delivery and no attempt in flight, in the order they became ready. */
-  readonly ready = new Set<string>();
-  /** Subjects with an attempt in flight. */
-  readonly busy = new Set<string>();
-  inFlight = 0;
-  size = 0;
-
-  add(delivery: Delivery): void {
-    const queue = this.bySubject.get(delivery.subject) ?? new Set<Delivery>();
-    if (queue.has(delivery)) return;
-    queue.add(delivery);
-    this.bySubject.set(delivery.subject, queue);
-    this.size++;
-    if (!this.busy.has(delivery.subject)) this.ready.add(delivery.subject);
-  }
-
-  delete(delivery: Delivery): void {
-    const queue = this.bySubject.get(delivery.subject);
-    if (!queue?.delete(delivery)) return;
-    this.size--;
-    if (queue.size === 0) {
-      this.bySubject.delete(delivery.subject);
-      this.ready.delete(delivery.subject);
-    }
-  }
-
-  /** Take every waiting delivery out (its receiver was removed); attempts in flight stay counted. */
-  clear(): Delivery[] {
-    const all = this.all();
-    this.bySubject.clear();
-    this.ready.clear();
-    this.size = 0;
-    return all;
-  }
-
-  /** Whether a delivery waits here for a free attempt. */
-  has(delivery: Delivery): boolean {
-    return this.bySubject.get(delivery.subject)?.has(delivery) ?? false;
-  }
-
-  /** Every delivery waiting here. */
-  all(): Delivery[] {
-    return [...this.bySubject.values()].flatMap((queue) => [...queue]);
-  }
-
-  /** The delivery take() would give, left in place. */
-  peek(): Delivery | undefined {
-    const subject = this.ready.values().next().value;
-    return subject === undefined ? undefined : this.bySubject.get(subject)?.values().next().value;
-  }
-
-  /** The next delivery to attempt (its subject becomes busy), or undefined. */
-  take(): Delivery | undefined {
-    const subject = this.ready.values().next().value;
-    if (subject === undefined) return undefined;
-    this.ready.delete(subject);
-    const queue = this.bySubject.get(subject);
-    const delivery = queue?.values().next().value;
-    if (!queue || !delivery) return undefined;
-    this.delete(delivery);
-    this.busy.add(subject);
-    this.inFlight++;
-    return delivery;
-  }
-
-  /** An attempt about `subject` ended: its next delivery may go. */
-  done(subject: string): void {
-    this.busy.delete(subject);
-    this.inFlight--;
-    if (this.bySubject.has(subject)) this.ready.add(subject);
-  }
 }
 
 export class DeliveryQueue {
@@ -359,20 +189,12 @@ export class DeliveryQueue {
   reset(receivers: boolean): Promise<void> {
     const ending = Promise.allSettled(this.runs).then(() => undefined);
     this.generation++;
+    // Each delivery forgotten releases the waits holding it (the log's `forgotten`), those in flight too.
     this.log.clear();
-    for (const delivery of this.attempting) this.waits.gone(delivery);
     this.attempting.clear();
     this.waiting.clear();
     this.held.clear();
-    if (receivers) {
-      for (const receiverId of this.receivers.keys()) {
-        this.log.unfollow(receiverId);
-        this.sender.retire(receiverId);
-      }
-      this.receivers.clear();
-      this.refanout("events");
-      this.refanout("workflow");
-    }
+    if (receivers) for (const receiverId of [...this.receivers.keys()]) this.removeReceiver(receiverId);
     this.options.changed?.();
     return ending;
   }
@@ -633,7 +455,7 @@ export class DeliveryQueue {
     if (delivery.status !== "pending") return;
     if (outcome.status !== null && outcome.status >= 200 && outcome.status < 300) {
       this.finish(delivery, "delivered");
-    } else if (delivery.attempts.length > MAX_RETRIES || delivery.erased === "withheld") {
+    } else if (!retriesLeft(delivery.attempts.length) || delivery.erased === "withheld") {
       // Out of retries, or its event was the result, erased while this attempt was in flight: not sent again.
       this.finish(delivery, "failed");
     } else {
@@ -654,11 +476,4 @@ export class DeliveryQueue {
   private iso(): string {
     return new Date(this.options.clock.now()).toISOString();
   }
-}
-
-/** The Authorization header of a receiver's credentials. */
-function authorization(auth: ReceiverAuth | undefined): Record<string, string> {
-  if (!auth) return {};
-  if (auth.scheme === "bearer") return { Authorization: `Bearer ${auth.token}` };
-  return { Authorization: `Basic ${Buffer.from(`${auth.username}:${auth.password}`).toString("base64")}` };
 }

@@ -2,7 +2,7 @@
 // a wait holds the deliveries that were due when it began, and ends once each has had its attempt
 // answered or timed out (and recorded), retries that fall due by its time included. Each attempt
 // has a deadline, and a delivery is attempted at most MAX_RETRIES + 1 times: every wait ends.
-import type { Delivery } from "./queue.js";
+import type { Delivery } from "./types.js";
 
 interface Wait {
   /** The virtual time it waits up to: a retry due by then is waited for too. */

@@ -4,8 +4,7 @@
 // records, and a file that fails is refused as a whole, naming where (never a value).
 import { exceedsJsonLimits } from "../../src/json-scan.js";
 import { MAX_SCHEDULED_TIME, MAX_VIRTUAL_TIME } from "../clock/clock.js";
-import { receiverUrl } from "../control/handlers.js";
-import { MAX_RECEIVERS, receiverAuthProblem } from "../deliveries/queue.js";
+import { MAX_RECEIVERS, receiverAuthProblem, receiverUrl } from "../deliveries/receivers.js";
 import type { Json } from "../../src/contract/json.js";
 
 // Saved state is JSON of the sandbox's own making, checked member by member here.

@@ -4,7 +4,12 @@
 // docs/sandbox.md's tables).
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { HOUR, LIFESPAN_MS, PENDING_RETRY_MS, PENDING_WINDOW_MS } from "../../sandbox/products/biometric/lifecycle.js";
+import {
+  HOUR,
+  LIFESPAN_MS,
+  PENDING_RETRY_MS,
+  PENDING_WINDOW_MS,
+} from "../../sandbox/products/biometric/lifecycle.js";
 import type { Journey } from "../../sandbox/products/magic.js";
 import { Sandbox } from "../../sandbox/sandbox.js";
 

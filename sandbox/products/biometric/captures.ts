@@ -3,7 +3,7 @@
 // credentials and expire 15 minutes after they were signed, on the virtual clock; then 403 with an
 // S3-style XML error. The bytes are placeholders of the right media types.
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
-import type { Answer } from "../service.js";
+import type { Answer } from "../../../src/server/answer.js";
 
 /** Where the sandbox serves captures: a stand-in for object storage, outside the service's API. */
 export const CAPTURES_PREFIX = "/_captures";
