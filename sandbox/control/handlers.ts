@@ -12,15 +12,17 @@ import type { Delivery, Receiver, ReceiverAuth } from "../deliveries/types.js";
 import { parseDuration } from "./duration.js";
 import { pointsAtSandbox, SELF_RECEIVER } from "../http/self-address.js";
 import type { Answer } from "../../src/server/answer.js";
-import type { Sandbox, WorkflowCase } from "../sandbox.js";
+import type { Sandbox } from "../sandbox.js";
+import { EDD } from "../products/edd.js";
+import { completeWorkflow, newWorkflowCase, WORKFLOW, type WorkflowCase } from "../products/workflow.js";
 import type { operations } from "../../generated/sandbox-control-types.js";
-import { newWorkflowCase, TEST_EVENT, trigger, type TriggerRequest } from "./trigger.js";
+import { TEST_EVENT, trigger, type TriggerRequest } from "./trigger.js";
 import type { Json } from "../../src/contract/json.js";
 
 // Request bodies reach the handlers only after the control document's schema accepted them.
 
 /** The path prefix of the control API. */
-export const CONTROL_PREFIX = "/_sandbox";
+export { CONTROL_PREFIX } from "../http/paths.js";
 
 export const controlOperations: Operation[] = loadOperations(controlDocument);
 const compiler = new AjvCompiler(controlDocument);
@@ -248,20 +250,15 @@ const handlers: {
   reviewBiometricVerification: ({ sandbox, param, value, bio }) =>
     bio(() => sandbox.biometric.review(param, value.status)),
   editBiometricVerification: ({ sandbox, param, value, bio }) =>
-    bio(() => {
-      const record = sandbox.biometric.edit(param, value?.notes ?? null);
-      // Notes are the caller's bytes too: the record is counted as what it now holds.
-      sandbox.keep(sandbox.biometric.records, param, record);
-      return record;
-    }),
+    // Notes are the caller's bytes too: the lifecycle has the store count the record as it now is.
+    bio(() => sandbox.biometric.edit(param, value?.notes ?? null)),
   downloadBiometricPdf: ({ sandbox, param, bio }) => bio(() => sandbox.biometric.downloaded(param)),
   failBiometricVerification: ({ sandbox, param, value, bio }) =>
     bio(() => sandbox.biometric.fail(param, value?.message)),
   createWorkflowCase: ({ sandbox, value }) => {
     const record = newWorkflowCase(sandbox, value);
     // Counted as what it holds: its names are the caller's, up to 200 characters each.
-    sandbox.keep(sandbox.workflow, record.case_id, record);
-    sandbox.changed();
+    sandbox.records.put(WORKFLOW, record.case_id, record);
     return ok(record, 201);
   },
   getWorkflowCase: ({ workflowCase }) => {
@@ -273,12 +270,11 @@ const handlers: {
     if (!record) return controlError(404, "NOT_FOUND", "No workflow case has this id.");
     if (record.status === "completed")
       return controlError(409, "INVALID_TRANSITION", "The workflow case is already completed.");
-    sandbox.completeWorkflow(record, value.approval_status);
-    sandbox.changed();
+    completeWorkflow(sandbox, record, value.approval_status);
     return ok(record);
   },
   downloadEddAsset: ({ sandbox, params, param }) => {
-    const record = sandbox.edd.get(Number(param));
+    const record = sandbox.records.get(EDD, Number(param));
     const assetId = Number(params[1]);
     if (!record?.assets.some((a: { id: number }) => a.id === assetId))
       return controlError(404, "NOT_FOUND", "The EDD case has no asset with this id.");
@@ -329,6 +325,6 @@ export async function answerControl(
         throw e;
       }
     },
-    workflowCase: () => sandbox.workflow.get(Number(param)),
+    workflowCase: () => sandbox.records.get(WORKFLOW, Number(param)),
   });
 }

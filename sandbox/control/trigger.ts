@@ -5,8 +5,11 @@ import { webhookChannels } from "../../generated/webhook-events.js";
 import type { Answer } from "../../src/server/answer.js";
 import { type BiometricRecord, EVENT_MESSAGES } from "../products/biometric/lifecycle.js";
 import type { Channel } from "../deliveries/queue.js";
-import { eddCase } from "../products/records.js";
-import { biometricBody, eddCompletedBody, type Sandbox, type WorkflowCase } from "../sandbox.js";
+import { BIOMETRIC, biometricBody } from "../products/biometric/biometric.js";
+import type { BiometricEvent } from "../products/biometric/record.js";
+import { EDD, eddCase, eddCompletedBody } from "../products/edd.js";
+import { newWorkflowCase, WORKFLOW } from "../products/workflow.js";
+import type { Sandbox } from "../sandbox.js";
 import { memberPath, setMember } from "./trigger-members.js";
 import type { Json } from "../../src/contract/json.js";
 
@@ -52,32 +55,6 @@ const NOT_FOUND: Record<Channel, string> = {
   workflowCase: "No workflow case has this id.",
 };
 
-/** A workflow case in open, from the control API's request (or a trigger's defaults). */
-export function newWorkflowCase(
-  sandbox: Sandbox,
-  value: {
-    external_id?: string;
-    guided_flow_id?: number;
-    service_name?: string;
-    service_external_id?: string;
-  },
-): WorkflowCase {
-  const id = sandbox.nextId("workflow");
-  return {
-    case_id: id,
-    external_id: value.external_id ?? null,
-    guided_flow_id: value.guided_flow_id ?? 311,
-    status: "open",
-    case_url: `${sandbox.baseUrl}/_sandbox/workflow_cases/${id}`,
-    service: {
-      id: sandbox.nextId("workflow-service"),
-      name: value.service_name ?? "Sandbox Trading Limited",
-      external_id: value.service_external_id ?? null,
-      approval_status: null,
-    },
-  };
-}
-
 /** The record the request names (undefined when there is none), or the one made for it. */
 function subjectOf(sandbox: Sandbox, channel: Channel, given: string | undefined): Subject | undefined {
   const none = () => {};
@@ -86,16 +63,17 @@ function subjectOf(sandbox: Sandbox, channel: Channel, given: string | undefined
       const record = sandbox.biometric.find(given);
       return record && { subject: given, record, made: null, forget: none };
     }
+    // Kept by the lifecycle as it is made.
     const record = sandbox.biometric.create({ reference: "sandbox-trigger", sendSms: false, silent: true });
     const id = record.transaction_id;
-    sandbox.keep(sandbox.biometric.records, id, record);
-    const forget = () => sandbox.forgetRecord(sandbox.biometric.records, id);
+    const forget = () => sandbox.records.forget(BIOMETRIC, id);
     return { subject: id, record, made: { kind: "biometric_verification", id }, forget };
   }
   if (channel === "eddCaseCompleted") {
     if (given !== undefined) {
-      const byId = /^[0-9]{1,15}$/.test(given) ? sandbox.edd.get(Number(given)) : undefined;
-      const record = byId ?? [...sandbox.edd.values()].find((r) => r.transaction_id === given);
+      const byId = /^[0-9]{1,15}$/.test(given) ? sandbox.records.get(EDD, Number(given)) : undefined;
+      const cases = sandbox.records.records(EDD);
+      const record = byId ?? [...cases.values()].find((r) => r.transaction_id === given);
       return record && { subject: record.transaction_id, record, made: null, forget: none };
     }
     const id = sandbox.nextId("edd");
@@ -105,19 +83,19 @@ function subjectOf(sandbox: Sandbox, channel: Channel, given: string | undefined
       legal_name: "Sandbox Trading Limited",
     };
     const record = eddCase(id, { ...request, email: "edd@example.com" }, sandbox.clock.now());
-    sandbox.keep(sandbox.edd, id, record);
-    const forget = () => sandbox.forgetRecord(sandbox.edd, id);
+    sandbox.records.put(EDD, id, record);
+    const forget = () => sandbox.records.forget(EDD, id);
     return { subject: record.transaction_id, record, made: { kind: "edd_case", id }, forget };
   }
   if (given !== undefined) {
-    const record = /^[0-9]{1,15}$/.test(given) ? sandbox.workflow.get(Number(given)) : undefined;
+    const record = /^[0-9]{1,15}$/.test(given) ? sandbox.records.get(WORKFLOW, Number(given)) : undefined;
     return record && { subject: given, record, made: null, forget: none };
   }
   const record = newWorkflowCase(sandbox, {});
   record.external_id = `sandbox-trigger-${record.case_id}`;
   const id = record.case_id;
-  sandbox.keep(sandbox.workflow, id, record);
-  const forget = () => sandbox.forgetRecord(sandbox.workflow, id);
+  sandbox.records.put(WORKFLOW, id, record);
+  const forget = () => sandbox.records.forget(WORKFLOW, id);
   return { subject: String(id), record, made: { kind: "workflow_case", id }, forget };
 }
 
@@ -132,7 +110,7 @@ function payloadOf(sandbox: Sandbox, channel: Channel, event: string, record: Js
   const result = event === "completed" || event === "updated";
   const verification = result ? (r.verification ?? sandbox.biometric.result(r)) : null;
   const message = event === "error" || event === "pending" ? EVENT_MESSAGES[event] : null;
-  return biometricBody(r, event, verification, message);
+  return biometricBody(r, event as BiometricEvent, verification, message);
 }
 
 /** Answer POST /_sandbox/trigger: 201 with what was sent, or 400/404 and nothing sent. */
@@ -195,14 +173,7 @@ function send(
       `The ${event} event would break the contract: payload /event must be "${event}"; nothing was sent.`,
     );
   const headers: Record<string, string> = workflow ? { "X-Workflow-Event-Type": event } : {};
-  const sent = sandbox.send(
-    workflow ? "workflow" : "events",
-    channel,
-    event,
-    about.subject,
-    payload,
-    headers,
-  );
+  const sent = sandbox.send(channel, event, about.subject, payload, headers);
   if ("error" in sent) {
     const issue = sent.error.issues[0];
     const where = issue ? `${issue.in} ${issue.pointer} ${issue.message}` : sent.error.message;

@@ -9,14 +9,14 @@
 import { ByteBudget } from "../state/byte-budget.js";
 import type { VirtualClock } from "../clock/clock.js";
 import { ATTEMPT_BYTES, DeliveryLog, Fanout, id, webhookId } from "./log.js";
-import { MAX_ANSWER_BYTES, type PostInFlight, postOnce } from "../delivery-post.js";
+import { MAX_ANSWER_BYTES } from "../delivery-post.js";
+import { Posts } from "./posts.js";
 import { authorization, MAX_RECEIVERS } from "./receivers.js";
 import { backoff, retriesLeft } from "./retry.js";
 import { DeliverySender } from "./sender.js";
 import { SettleWaits } from "./settle.js";
 import type { Attempt, Channel, Delivery, Receiver, ReceiverAuth, ReceiverKind } from "./types.js";
 import { Waiting } from "./waiting.js";
-import { SENT_BY_SANDBOX } from "../http/self-address.js";
 
 export { MAX_ANSWER_BYTES };
 export { ATTEMPT_BYTES, webhookId };
@@ -60,15 +60,14 @@ export class DeliveryQueue {
   private readonly attempting = new Set<Delivery>();
   /** Callers waiting for the deliveries due to settle (settled()). */
   private readonly waits = new SettleWaits((delivery, until) => this.settledBy(delivery, until));
-  /** POSTs in flight (attempts and Test buttons), so that close() ends them all. */
-  private readonly posts = new Set<PostInFlight>();
   /** The delivery thread's side of the attempts' POSTs. */
   private readonly sender = new DeliverySender();
+  /** POSTs in flight (attempts and Test buttons), so that close() ends them all. */
+  private readonly posts: Posts;
   /** Bytes of the attempts in flight, as the budget counts them (MAX_IN_FLIGHT_BYTES at most, or one delivery's). */
   private inFlightBytes = 0;
   /** Receivers with an attempt held back until bytes in flight are released. */
   private readonly held = new Set<string>();
-  private readonly timeoutMs: number;
   private readonly budget: ByteBudget;
   private closed = false;
   /** The attempts in flight, each settled once it has ended and been recorded. */
@@ -77,7 +76,7 @@ export class DeliveryQueue {
   private generation = 0;
 
   constructor(private readonly options: DeliveryOptions) {
-    this.timeoutMs = options.timeoutMs ?? 10_000;
+    this.posts = new Posts(this.sender, options.timeoutMs ?? 10_000);
     this.budget = options.budget ?? new ByteBudget(Infinity);
     this.log = new DeliveryLog({
       budget: this.budget,
@@ -284,21 +283,9 @@ export class DeliveryQueue {
     return replay;
   }
 
-  /**
-   * The dashboard's Test button: one POST of `body` to an events receiver, with its credentials, not
-   * retried. 2xx and 3xx succeed, as the document says of the button; a redirect is not followed.
-   */
-  async test(
-    receiver: Receiver,
-    body: string,
-  ): Promise<{ ok: boolean; status: number | null; error?: "timeout" | "connection" }> {
-    const outcome = await this.post(
-      receiver.url,
-      { "Content-Type": "application/json", ...authorization(receiver.auth) },
-      body,
-    );
-    const { status } = outcome;
-    return { ok: status !== null && status >= 200 && status < 400, ...outcome };
+  /** The dashboard's Test button: one POST of `body` to an events receiver (posts.ts). */
+  test(receiver: Receiver, body: string): ReturnType<Posts["test"]> {
+    return this.posts.test(receiver, body);
   }
 
   /** Run a delivery timer that fell due (the clock calls this). */
@@ -333,31 +320,10 @@ export class DeliveryQueue {
   /** Abort attempts in flight and stop sending; settled once the delivery thread has stopped. */
   close(): Promise<void> {
     this.closed = true;
-    for (const post of this.posts) post.abort();
+    this.posts.close();
     // No attempt ends from now on: whoever waits for one stops waiting.
     this.waits.releaseAll();
     return this.sender.close();
-  }
-
-  /**
-   * One POST, tracked so that close() ends it (and its deadline's timer does not outlive the
-   * sandbox): an attempt's from the delivery thread on its receiver's kept connections, the Test
-   * button's from here on a connection of its own.
-   */
-  private async post(url: string, given: Record<string, string>, body: string, receiverId?: string) {
-    // Marked, so that the sandbox refuses it should an alias or a proxy bring it back there.
-    const headers = { ...given, [SENT_BY_SANDBOX]: "1" };
-    const post =
-      receiverId === undefined
-        ? postOnce(url, headers, body, this.timeoutMs)
-        : this.sender.post(url, headers, body, this.timeoutMs, receiverId);
-    this.posts.add(post);
-    if (this.closed) post.abort();
-    try {
-      return await post.done;
-    } finally {
-      this.posts.delete(post);
-    }
   }
 
   /** The receivers of a kind, in the order registered, as the next event of that kind goes to them. */
@@ -434,7 +400,7 @@ export class DeliveryQueue {
     const started = performance.now();
     // The time it was due: after a jump of the clock, the schedule stays readable.
     const at = new Date(scheduled).toISOString();
-    const answer = await this.post(
+    const answer = await this.posts.post(
       receiver.url,
       { ...delivery.headers, ...authorization(receiver.auth) },
       delivery.body,

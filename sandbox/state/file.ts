@@ -15,11 +15,10 @@ import {
 } from "node:fs";
 import { exceedsJsonLimits } from "../../src/json-scan.js";
 import { MAX_KEPT_BYTES } from "./byte-budget.js";
-import type { BiometricRecord } from "../products/biometric/lifecycle.js";
 import type { Timer, VirtualClock } from "../clock/clock.js";
 import type { Delivery, Receiver } from "../deliveries/queue.js";
-import type { KybRecord, ManualRecord, PepRecord, PropertyRecord } from "../products/records.js";
-import type { Sandbox, WorkflowCase } from "../sandbox.js";
+import { PRODUCTS } from "../products/index.js";
+import type { Sandbox } from "../sandbox.js";
 import { MAX_STATE_DEPTH, stateProblem } from "./shape.js";
 import type { Json } from "../../src/contract/json.js";
 
@@ -45,18 +44,13 @@ const VERSION = 1;
 
 // Records are JSON the contract describes.
 
+/** The state file's data: the clock, the ids, each product's slice (by its name, PRODUCTS' order), receivers, deliveries. */
 interface StateData {
   clock_offset_ms: number;
   timers: Timer[];
   ids: [string, number][];
-  biometric: BiometricRecord[];
-  manual: ManualRecord[];
-  pep: [number, PepRecord][];
-  fraud: [number, Json][];
-  property: [number, PropertyRecord][];
-  kyb: [number, KybRecord][];
-  edd: [number, Json][];
-  workflow: [number, WorkflowCase][];
+  /** A product's records: alone (`values`) or as [key, record] pairs (`entries`). */
+  [product: string]: unknown;
   receivers: Receiver[];
   deliveries: Delivery[];
 }
@@ -74,21 +68,20 @@ const digest = (text: string) => createHash("sha256").update(text).digest("hex")
 /** Everything the sandbox holds, as JSON-ready data. */
 export function snapshot(sandbox: Sandbox): StateData {
   const deliveries = sandbox.queue.list();
-  return {
+  const data: StateData = {
     clock_offset_ms: sandbox.clock.offsetMs,
     timers: timersToSave(sandbox.clock, deliveries),
     ids: [...sandbox.ids],
-    biometric: [...sandbox.biometric.records.values()],
-    manual: [...sandbox.manual.values()],
-    pep: [...sandbox.pep],
-    fraud: [...sandbox.fraud],
-    property: [...sandbox.property],
-    kyb: [...sandbox.kyb],
-    edd: [...sandbox.edd],
-    workflow: [...sandbox.workflow],
-    receivers: [...sandbox.queue.receivers.values()],
-    deliveries,
+    receivers: [],
+    deliveries: [],
   };
+  for (const product of PRODUCTS) {
+    const records = sandbox.records.records(product);
+    data[product.name] = product.saved.form === "values" ? [...records.values()] : [...records];
+  }
+  // Receivers and deliveries after the products, where the file has always held them.
+  const { receivers: _r, deliveries: _d, ...head } = data;
+  return { ...head, receivers: [...sandbox.queue.receivers.values()], deliveries };
 }
 
 /**
@@ -211,14 +204,16 @@ export function restoreState(sandbox: Sandbox, data: StateData): void {
   // The clock first: a record or delivery the budgets forget below takes its timers with it.
   sandbox.clock.restore(data.clock_offset_ms, data.timers);
   // Through the record budget, in the order they were saved: the oldest are still forgotten first.
-  for (const r of data.biometric) sandbox.keep(sandbox.biometric.records, r.transaction_id, r);
-  for (const r of data.manual) sandbox.keep(sandbox.manual, r.transaction_id, r);
-  for (const [k, v] of data.pep) sandbox.keep(sandbox.pep, k, v);
-  for (const [k, v] of data.fraud) sandbox.keep(sandbox.fraud, k, v);
-  for (const [k, v] of data.property) sandbox.keep(sandbox.property, k, v);
-  for (const [k, v] of data.kyb) sandbox.keep(sandbox.kyb, k, v);
-  for (const [k, v] of data.edd) sandbox.keep(sandbox.edd, k, v);
-  for (const [k, v] of data.workflow) sandbox.keep(sandbox.workflow, k, v);
+  for (const product of PRODUCTS) {
+    const saved = data[product.name] as unknown[];
+    const { saved: form } = product;
+    sandbox.records.restore(
+      product,
+      form.form === "values"
+        ? saved.map((record): [unknown, unknown] => [form.keyOf(record), record])
+        : (saved as [unknown, unknown][]),
+    );
+  }
   sandbox.queue.restore(data.receivers, data.deliveries);
   // An attempt in flight when the sandbox stopped left its delivery pending without a timer: try again.
   const timed = new Set(data.timers.filter((t) => t.kind === "delivery").map((t) => t.ref));

@@ -6,6 +6,8 @@ import { exceedsJsonLimits } from "../../src/json-scan.js";
 import { MAX_SCHEDULED_TIME, MAX_VIRTUAL_TIME } from "../clock/clock.js";
 import { MAX_RECEIVERS, receiverAuthProblem, receiverUrl } from "../deliveries/receivers.js";
 import type { Json } from "../../src/contract/json.js";
+import { PRODUCTS } from "../products/index.js";
+import { isObject, isString } from "./checks.js";
 
 // Saved state is JSON of the sandbox's own making, checked member by member here.
 
@@ -15,9 +17,6 @@ import type { Json } from "../../src/contract/json.js";
  */
 export const MAX_STATE_DEPTH = 64;
 
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === "object" && v !== null && !Array.isArray(v);
-const isString = (v: unknown): v is string => typeof v === "string";
 const isTime = (v: unknown): v is number =>
   typeof v === "number" && Number.isFinite(v) && Math.abs(v) <= MAX_SCHEDULED_TIME;
 
@@ -29,22 +28,21 @@ function firstBad(data: Json, member: string, ok: (item: Json) => boolean): stri
   return index < 0 ? undefined : `/${member}/${index}`;
 }
 
-const BIOMETRIC_STATES = new Set(["created", "pending", "completed", "archived", "error"]);
 const DELIVERY_STATUSES = new Set(["pending", "delivered", "failed"]);
 
 const timer = (t: Json) =>
   isObject(t) && Number.isSafeInteger(t.id) && isTime(t.at) && isString(t.kind) && isString(t.ref);
 
-const biometric = (r: Json) =>
-  isObject(r) &&
-  isString(r.transaction_id) &&
-  BIOMETRIC_STATES.has(r.state as string) &&
-  Array.isArray(r.events);
-
-const manual = (r: Json) => isObject(r) && isString(r.transaction_id);
-
-const keyed = (entry: Json) =>
-  Array.isArray(entry) && entry.length === 2 && Number.isSafeInteger(entry[0]) && isObject(entry[1]);
+/** A saved record of a product: alone, as the product checks it, or a [safe integer, record] pair. */
+const savedRecord =
+  (product: (typeof PRODUCTS)[number]) =>
+  (item: Json): boolean =>
+    product.saved.form === "values"
+      ? product.restorable(item)
+      : Array.isArray(item) &&
+        item.length === 2 &&
+        Number.isSafeInteger(item[0]) &&
+        product.restorable(item[1]);
 
 /** Receiver credentials: the one check the CLI and the control API make too. */
 const auth = (a: Json) =>
@@ -105,10 +103,8 @@ export function stateProblem(data: unknown): string | undefined {
   const problem =
     firstBad(data, "timers", timer) ??
     firstBad(data, "ids", ids) ??
-    firstBad(data, "biometric", biometric) ??
-    firstBad(data, "manual", manual) ??
-    ["pep", "fraud", "property", "kyb", "edd", "workflow"].reduce<string | undefined>(
-      (found, member) => found ?? firstBad(data, member, keyed),
+    PRODUCTS.reduce<string | undefined>(
+      (found, product) => found ?? firstBad(data, product.name, savedRecord(product)),
       undefined,
     ) ??
     firstBad(data, "receivers", receiver) ??

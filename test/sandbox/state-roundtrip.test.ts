@@ -15,6 +15,7 @@ import { Sandbox } from "../../sandbox/sandbox.js";
 import { parseWebhookAuth } from "../../sandbox/start.js";
 import { readState, restoreState, snapshot, writeState } from "../../sandbox/state/file.js";
 import { stateProblem } from "../../sandbox/state/shape.js";
+import { BIOMETRIC } from "../../sandbox/products/biometric/biometric.js";
 
 const REAL = Date.UTC(2026, 10, 25);
 const DAY = 86_400_000;
@@ -66,7 +67,7 @@ async function reach(ops: Op[]): Promise<Sandbox> {
         sendSms: false,
         ...(o.journey ? { journey: o.journey } : {}),
       });
-      sandbox.keep(sandbox.biometric.records, r.transaction_id, r);
+      sandbox.records.put(BIOMETRIC, r.transaction_id, r);
     } else if (o.op === "advance") {
       if (sandbox.clock.now() + o.ms <= MAX_VIRTUAL_TIME) await sandbox.advance(o.ms);
     } else if (o.op === "toEnd") {

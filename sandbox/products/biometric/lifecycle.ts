@@ -3,40 +3,12 @@
 // and creates a new one; archived 60 minutes after the PDF is downloaded and at the end of the 7-day
 // lifespan; error after 24 hours pending or on an unexpected failure. Every timer is on the virtual clock.
 import { randomUUID } from "node:crypto";
-import bundledAsyncApi from "../../../generated/asyncapi.json" with { type: "json" };
-import { captureUrls } from "./captures.js";
+import { CONTROL_PREFIX } from "../../http/paths.js";
 import type { Journey } from "../magic.js";
+import type { BiometricEvent, BiometricRecord, BiometricState, BiometricStatus } from "./record.js";
+import { verificationOf } from "./verification.js";
 
-export type BiometricState = "created" | "pending" | "completed" | "archived" | "error";
-export type BiometricStatus = "pass" | "review" | "fail";
-
-export interface BiometricRecord {
-  transaction_id: string;
-  reference: string;
-  external_id: string | null;
-  phone_number: string | null;
-  firstname: string | null;
-  lastname: string | null;
-  start_process_url: string | null;
-  state: BiometricState;
-  status: BiometricStatus | null;
-  reviewed: boolean;
-  notes: string | null;
-  /** The magic journey it takes by itself, if any. */
-  journey: Journey | null;
-  /** Whether the next pending retry succeeds (a pending journey) or fails (pending-then-error, or the control API). */
-  pending_retry: "succeed" | "fail" | null;
-  pending_since: string | null;
-  created_at: string;
-  updated_at: string;
-  pdf_downloaded_at: string | null;
-  replaced_by: string | null;
-  replaces: string | null;
-  /** The result sent with completed and updated events; erased on archive. */
-  verification: Record<string, unknown> | null;
-  /** Every event sent about this verification, in order. */
-  events: { at: string; event: string }[];
-}
+export type { BiometricRecord, BiometricState, BiometricStatus } from "./record.js";
 
 /** What the lifecycle needs from the sandbox around it. */
 export interface BiometricContext {
@@ -48,12 +20,16 @@ export interface BiometricContext {
   /** Send a biometric webhook event (validated against the AsyncAPI contract first). */
   emit(
     record: BiometricRecord,
-    event: string,
+    event: BiometricEvent,
     verification: Record<string, unknown> | null,
     message: string | null,
   ): void;
   baseUrl(): string;
   changed(): void;
+  /** The verifications kept, by transaction id (the record store's slice). */
+  records(): ReadonlyMap<string, BiometricRecord>;
+  /** Keep a verification just made in the record store. */
+  keep(record: BiometricRecord): void;
   /** Erase the personal data from the kept deliveries about a verification (it was archived). */
   eraseDeliveries(transactionId: string): void;
   /** The record grew or shrank (an event added): counted again against the byte budget. */
@@ -99,22 +75,13 @@ export class TransitionError extends Error {
   }
 }
 
-const completedExample = (
-  bundledAsyncApi as unknown as {
-    channels: {
-      biometricWebhook: {
-        messages: {
-          completed: { examples: { payload: { verification: object; transaction_id: string } }[] };
-        };
-      };
-    };
-  }
-).channels.biometricWebhook.messages.completed.examples[0]?.payload;
-
 const LIVE: readonly BiometricState[] = ["created", "pending", "completed"];
 
 export class BiometricLifecycle {
-  readonly records = new Map<string, BiometricRecord>();
+  /** The verifications, by transaction id: a read-only view of their slice of the record store. */
+  get records(): ReadonlyMap<string, BiometricRecord> {
+    return this.ctx.records();
+  }
 
   constructor(
     private readonly ctx: BiometricContext,
@@ -146,7 +113,7 @@ export class BiometricLifecycle {
       lastname: input.lastname ?? null,
       start_process_url: input.sendSms
         ? null
-        : `${this.ctx.baseUrl()}/_sandbox/biometric_verifications/${id}`,
+        : `${this.ctx.baseUrl()}${CONTROL_PREFIX}/biometric_verifications/${id}`,
       state: "created",
       status: null,
       reviewed: false,
@@ -162,11 +129,11 @@ export class BiometricLifecycle {
       verification: null,
       events: [],
     };
-    this.records.set(id, record);
     if (!input.silent) this.send(record, "created");
     this.ctx.after(LIFESPAN_MS, TIMERS.lifespan, id);
     if (record.journey) this.ctx.after(this.firstStepDelay(record.journey), TIMERS.journey, id);
-    this.ctx.changed();
+    // Kept once made, its created event queued: the store counts it, the saver is told.
+    this.ctx.keep(record);
     return record;
   }
 
@@ -385,7 +352,7 @@ export class BiometricLifecycle {
 
   private send(
     record: BiometricRecord,
-    event: string,
+    event: BiometricEvent,
     verification: Record<string, unknown> | null = null,
     message: string | null = null,
   ): void {
@@ -412,37 +379,9 @@ export class BiometricLifecycle {
     }
   }
 
-  /** The verification member of completed and updated events: the contract's example, made this record's. */
+  /** The verification member of completed and updated events about a record, as it is now. */
   result(record: BiometricRecord): Record<string, unknown> {
-    const template = completedExample;
-    if (!template) throw new Error("the AsyncAPI contract has no completed example");
-    const text = JSON.stringify(template.verification).replaceAll(
-      template.transaction_id,
-      record.transaction_id,
-    );
-    const v = JSON.parse(text) as Record<string, any>;
-    const status = record.status ?? "pass";
-    v.status = status;
-    v.reviewed = record.reviewed;
-    v.notes = record.notes;
-    v.data.personal = {
-      firstname: record.firstname ?? "",
-      middle_name: null,
-      lastname: record.lastname ?? "",
-      date_of_birth: v.data.personal?.date_of_birth ?? "01/01/1990",
-    };
-    const pass = status === "pass";
-    v.result.overall = pass;
-    if (status === "review") v.result.address = false;
-    if (status === "fail") {
-      v.biometrics.overall = false;
-      v.result.biometrics = false;
-    }
-    v.aply_portal_url = `${this.ctx.baseUrl()}/_sandbox/biometric_verifications/${record.transaction_id}`;
-    v.pdf = `${this.ctx.baseUrl()}/api/v2/biometric/pdf/${record.transaction_id}.pdf`;
-    // Served by the sandbox, signed now: valid 15 minutes on the virtual clock (captures.ts).
-    v.capture = captureUrls(v.capture, this.ctx.baseUrl(), record.transaction_id, this.ctx.now());
-    return v;
+    return verificationOf(record, this.ctx.baseUrl(), this.ctx.now());
   }
 
   private iso(): string {
