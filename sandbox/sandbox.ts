@@ -16,7 +16,7 @@ import {
   type PayloadOf,
   type Receiver,
 } from "./deliveries/types.js";
-import type { ListeningOn } from "./http/self-address.js";
+import { type ListeningOn, pointsAtSandbox } from "./http/self-address.js";
 import { BIOMETRIC, biometricBody } from "./products/biometric/biometric.js";
 import { BiometricLifecycle, TIMERS } from "./products/biometric/lifecycle.js";
 import type { ServiceSandbox } from "./products/context.js";
@@ -139,6 +139,21 @@ export class Sandbox implements ServiceSandbox {
   /** The virtual time, in epoch milliseconds. */
   now(): number {
     return this.clock.now();
+  }
+
+  /** The virtual time as the control API reads it, and how far ahead of real time it is. */
+  clockReading(): { now: string; offset_ms: number } {
+    return { now: new Date(this.clock.now()).toISOString(), offset_ms: this.clock.offsetMs };
+  }
+
+  /** The registered receivers, in the order registered. */
+  receivers(): Receiver[] {
+    return [...this.queue.receivers.values()];
+  }
+
+  /** Whether a URL names this sandbox's own address and port (deliveries there would loop). */
+  pointsAtItself(url: string): boolean {
+    return pointsAtSandbox(url, this.listening);
   }
 
   /** Bytes the kept records are counted as (their part of the byte budget). */

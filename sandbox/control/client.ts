@@ -48,10 +48,75 @@ async function unwrap<T>(pending: Promise<Result<T>>): Promise<T> {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** The openapi-fetch client of the control API. */
+type ControlApi = ReturnType<typeof createFetchClient<paths>>;
+
+/** The biometric verification's transitions, as the control API makes them. */
+function biometricControl(api: ControlApi) {
+  const tx = (transaction_id: string) => ({ params: { path: { transaction_id } } });
+  return {
+    get: (id: string) => unwrap(api.GET("/_sandbox/biometric_verifications/{transaction_id}", tx(id))),
+    /** created or pending → completed with a status. */
+    complete: (id: string, status: "pass" | "review" | "fail") =>
+      unwrap(
+        api.POST("/_sandbox/biometric_verifications/{transaction_id}/complete", {
+          ...tx(id),
+          body: { status },
+        }),
+      ),
+    /** created → pending (data sources unavailable). */
+    pending: (id: string) =>
+      unwrap(api.POST("/_sandbox/biometric_verifications/{transaction_id}/pending", tx(id))),
+    /** An agent decides a review-status verification. */
+    review: (id: string, status: "pass" | "fail") =>
+      unwrap(
+        api.POST("/_sandbox/biometric_verifications/{transaction_id}/review", {
+          ...tx(id),
+          body: { status },
+        }),
+      ),
+    /** A user edits a completed verification or adds notes. */
+    edit: (id: string, notes: string | null = null) =>
+      unwrap(
+        api.POST("/_sandbox/biometric_verifications/{transaction_id}/edit", { ...tx(id), body: { notes } }),
+      ),
+    /** As if the PDF were downloaded: archived 60 minutes later. */
+    download: (id: string) =>
+      unwrap(api.POST("/_sandbox/biometric_verifications/{transaction_id}/download", tx(id))),
+    /** An unexpected processing error. */
+    error: (id: string, message?: string) =>
+      unwrap(
+        api.POST("/_sandbox/biometric_verifications/{transaction_id}/error", {
+          ...tx(id),
+          body: message === undefined ? {} : { message },
+        }),
+      ),
+  };
+}
+
+/** Workflow cases, created and completed through the control API. */
+function workflowControl(api: ControlApi) {
+  return {
+    create: (
+      body: NonNullable<
+        paths["/_sandbox/workflow_cases"]["post"]["requestBody"]
+      >["content"]["application/json"],
+    ) => unwrap(api.POST("/_sandbox/workflow_cases", { body })),
+    get: (case_id: number) =>
+      unwrap(api.GET("/_sandbox/workflow_cases/{case_id}", { params: { path: { case_id } } })),
+    complete: (case_id: number, approval_status: "approved" | "denied") =>
+      unwrap(
+        api.POST("/_sandbox/workflow_cases/{case_id}/complete", {
+          params: { path: { case_id } },
+          body: { approval_status },
+        }),
+      ),
+  };
+}
+
 /** A typed client of a running sandbox's control API (`baseUrl` is the sandbox's address). */
 export function createSandboxControl(baseUrl: string, options: { fetch?: typeof fetch } = {}) {
   const api = createFetchClient<paths>({ baseUrl, ...(options.fetch ? { fetch: options.fetch } : {}) });
-  const tx = (transaction_id: string) => ({ params: { path: { transaction_id } } });
   const control = {
     /** The openapi-fetch client itself, for anything the helpers below do not cover. */
     api,
@@ -123,60 +188,8 @@ export function createSandboxControl(baseUrl: string, options: { fetch?: typeof 
         await sleep(50);
       }
     },
-    biometric: {
-      get: (id: string) => unwrap(api.GET("/_sandbox/biometric_verifications/{transaction_id}", tx(id))),
-      /** created or pending → completed with a status. */
-      complete: (id: string, status: "pass" | "review" | "fail") =>
-        unwrap(
-          api.POST("/_sandbox/biometric_verifications/{transaction_id}/complete", {
-            ...tx(id),
-            body: { status },
-          }),
-        ),
-      /** created → pending (data sources unavailable). */
-      pending: (id: string) =>
-        unwrap(api.POST("/_sandbox/biometric_verifications/{transaction_id}/pending", tx(id))),
-      /** An agent decides a review-status verification. */
-      review: (id: string, status: "pass" | "fail") =>
-        unwrap(
-          api.POST("/_sandbox/biometric_verifications/{transaction_id}/review", {
-            ...tx(id),
-            body: { status },
-          }),
-        ),
-      /** A user edits a completed verification or adds notes. */
-      edit: (id: string, notes: string | null = null) =>
-        unwrap(
-          api.POST("/_sandbox/biometric_verifications/{transaction_id}/edit", { ...tx(id), body: { notes } }),
-        ),
-      /** As if the PDF were downloaded: archived 60 minutes later. */
-      download: (id: string) =>
-        unwrap(api.POST("/_sandbox/biometric_verifications/{transaction_id}/download", tx(id))),
-      /** An unexpected processing error. */
-      error: (id: string, message?: string) =>
-        unwrap(
-          api.POST("/_sandbox/biometric_verifications/{transaction_id}/error", {
-            ...tx(id),
-            body: message === undefined ? {} : { message },
-          }),
-        ),
-    },
-    workflow: {
-      create: (
-        body: NonNullable<
-          paths["/_sandbox/workflow_cases"]["post"]["requestBody"]
-        >["content"]["application/json"],
-      ) => unwrap(api.POST("/_sandbox/workflow_cases", { body })),
-      get: (case_id: number) =>
-        unwrap(api.GET("/_sandbox/workflow_cases/{case_id}", { params: { path: { case_id } } })),
-      complete: (case_id: number, approval_status: "approved" | "denied") =>
-        unwrap(
-          api.POST("/_sandbox/workflow_cases/{case_id}/complete", {
-            params: { path: { case_id } },
-            body: { approval_status },
-          }),
-        ),
-    },
+    biometric: biometricControl(api),
+    workflow: workflowControl(api),
   };
   return control;
 }

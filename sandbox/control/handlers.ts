@@ -10,7 +10,8 @@ import { TransitionError } from "../products/biometric/lifecycle.js";
 import { MAX_RECEIVERS, receiverAuthProblem, receiverUrl } from "../deliveries/receivers.js";
 import type { Delivery, Receiver, ReceiverAuth } from "../deliveries/types.js";
 import { parseDuration } from "./duration.js";
-import { pointsAtSandbox, SELF_RECEIVER } from "../http/self-address.js";
+import { SELF_RECEIVER } from "../http/self-address.js";
+import type { DeliveryQueue } from "../deliveries/queue.js";
 import type { Answer } from "../../src/server/answer.js";
 import type { Sandbox } from "../sandbox.js";
 import { EDD } from "../products/edd.js";
@@ -123,6 +124,8 @@ interface ControlContext {
   query: Record<string, string | string[]>;
   /** The accepted JSON body, if any. */
   value: Json;
+  /** The webhook deliveries and their receivers. */
+  deliveries: DeliveryQueue;
   /** The clock's answer: the virtual time and the offset. */
   clock: () => Answer;
   /** A transition of the path's biometric verification, answered as its view (404, 409 as they fail). */
@@ -163,49 +166,46 @@ const handlers: {
   triggerEvent: ({ sandbox, value }) => trigger(sandbox, value as TriggerRequest),
   resetSandbox: async ({ sandbox, value, clock }) => {
     await sandbox.reset({ receivers: value?.receivers === true });
-    const receivers = [...sandbox.queue.receivers.values()].map(receiverView);
+    const receivers = sandbox.receivers().map(receiverView);
     return ok({ clock: clock().json, receivers });
   },
-  listReceivers: ({ sandbox }) => ok({ receivers: [...sandbox.queue.receivers.values()].map(receiverView) }),
-  createReceiver: ({ sandbox, value }) => {
+  listReceivers: ({ sandbox }) => ok({ receivers: sandbox.receivers().map(receiverView) }),
+  createReceiver: ({ sandbox, deliveries, value }) => {
     let url: string;
     try {
       url = receiverUrl(value.url);
     } catch (e) {
       return invalidMember("/url", (e as Error).message);
     }
-    if (pointsAtSandbox(url, sandbox.listening)) return invalidMember("/url", SELF_RECEIVER);
+    if (sandbox.pointsAtItself(url)) return invalidMember("/url", SELF_RECEIVER);
     // Checked now, not at each delivery, by the rule the CLI and the state file use too.
     const authProblem = value.auth === undefined ? undefined : receiverAuthProblem(value.auth);
     if (authProblem) return invalidMember(`/auth${authProblem.member}`, authProblem.why);
     const kind = value.kind === "workflow" ? "workflow" : "events";
     if (kind === "workflow" && value.auth)
       return invalidMember("/auth", "workflow deliveries carry no credentials");
-    if (sandbox.queue.receivers.size >= MAX_RECEIVERS)
+    if (sandbox.receivers().length >= MAX_RECEIVERS)
       return controlError(
         409,
         "LIMIT_REACHED",
         `At most ${MAX_RECEIVERS} receivers can be registered; remove one before adding another.`,
       );
-    return ok(
-      receiverView(sandbox.queue.addReceiver(url, kind, value.auth as ReceiverAuth | undefined)),
-      201,
-    );
+    return ok(receiverView(deliveries.addReceiver(url, kind, value.auth as ReceiverAuth | undefined)), 201);
   },
-  deleteReceiver: ({ sandbox, param }) =>
-    sandbox.queue.removeReceiver(param)
+  deleteReceiver: ({ deliveries, param }) =>
+    deliveries.removeReceiver(param)
       ? { status: 204 }
       : controlError(404, "NOT_FOUND", "No receiver has this id."),
-  testReceiver: async ({ sandbox, param }) => {
-    const receiver = sandbox.queue.receivers.get(param);
+  testReceiver: async ({ sandbox, deliveries, param }) => {
+    const receiver = deliveries.receivers.get(param);
     if (!receiver) return controlError(404, "NOT_FOUND", "No receiver has this id.");
     if (receiver.kind !== "events")
       return controlError(409, "INVALID_TRANSITION", "Only an events receiver has a Test button.");
-    if (pointsAtSandbox(receiver.url, sandbox.listening))
+    if (sandbox.pointsAtItself(receiver.url))
       return controlError(409, "LOOP_DETECTED", `The receiver's url ${SELF_RECEIVER}.`);
-    return ok(await sandbox.queue.test(receiver, JSON.stringify(TEST_EVENT)));
+    return ok(await deliveries.test(receiver, JSON.stringify(TEST_EVENT)));
   },
-  listDeliveries: ({ sandbox, query }) => {
+  listDeliveries: ({ deliveries: queue, query }) => {
     const one = (name: string) => {
       const v = query[name];
       return Array.isArray(v) ? v[0] : v;
@@ -219,25 +219,25 @@ const handlers: {
       ["subject", one("subject")],
       ["event", one("event")],
     ];
-    const deliveries = sandbox.queue
+    const deliveries = queue
       .list()
       .filter((d) => filters.every(([key, want]) => want === undefined || d[key] === want));
     return ok({ deliveries: deliveries.map(deliveryView) });
   },
-  getDelivery: ({ sandbox, param }) => {
-    const d = sandbox.queue.get(param);
+  getDelivery: ({ deliveries, param }) => {
+    const d = deliveries.get(param);
     return d ? ok(deliveryView(d)) : controlError(404, "NOT_FOUND", "No delivery has this id.");
   },
-  replayDelivery: ({ sandbox, param }) => {
-    const d = sandbox.queue.get(param);
+  replayDelivery: ({ deliveries, param }) => {
+    const d = deliveries.get(param);
     if (!d) return controlError(404, "NOT_FOUND", "No delivery has this id.");
-    const replay = sandbox.queue.replay(d);
+    const replay = deliveries.replay(d);
     return replay
       ? ok(deliveryView(replay), 201)
       : controlError(
           409,
           "INVALID_TRANSITION",
-          sandbox.queue.replayRefusal(d) === "erased"
+          deliveries.replayRefusal(d) === "erased"
             ? "The verification was archived and the result this delivery carried erased: it cannot be sent again."
             : "The delivery's receiver was removed.",
         );
@@ -314,7 +314,8 @@ export async function answerControl(
     param,
     query,
     value,
-    clock: () => ok({ now: new Date(sandbox.clock.now()).toISOString(), offset_ms: sandbox.clock.offsetMs }),
+    clock: () => ok(sandbox.clockReading()),
+    deliveries: sandbox.queue,
     bio: (act) => {
       if (!sandbox.biometric.find(param))
         return controlError(404, "NOT_FOUND", "No biometric verification has this transaction_id.");

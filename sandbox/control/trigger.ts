@@ -82,7 +82,7 @@ function subjectOf(sandbox: Sandbox, channel: Channel, given: string | undefined
       entity_type: "company",
       legal_name: "Sandbox Trading Limited",
     };
-    const record = eddCase(id, { ...request, email: "edd@example.com" }, sandbox.clock.now());
+    const record = eddCase(id, { ...request, email: "edd@example.com" }, sandbox.now());
     sandbox.records.put(EDD, id, record);
     const forget = () => sandbox.records.forget(EDD, id);
     return { subject: record.transaction_id, record, made: { kind: "edd_case", id }, forget };
