@@ -24,7 +24,10 @@ import { eddCompletedBody } from "./products/edd.js";
 import { FRAUD } from "./products/fraud.js";
 import { AssetFiles } from "./products/files/asset-files.js";
 import { ByteBudget, MAX_KEPT_BYTES } from "./state/byte-budget.js";
+import type { StateData } from "./state/data.js";
+import { timersToSave } from "./state/saved-timers.js";
 import { RecordStore } from "./state/store.js";
+import { PRODUCTS } from "./products/index.js";
 
 export type { WorkflowCase } from "./products/workflow.js";
 export { biometricBody } from "./products/biometric/biometric.js";
@@ -154,6 +157,35 @@ export class Sandbox implements ServiceSandbox {
   /** Whether a URL names this sandbox's own address and port (deliveries there would loop). */
   pointsAtItself(url: string): boolean {
     return pointsAtSandbox(url, this.listening);
+  }
+
+  /** Everything the sandbox holds, as the --state file's data (JSON-ready). */
+  toState(): StateData {
+    const deliveries = this.queue.list();
+    // Each product's records under its name, between the ids and the receivers, in PRODUCTS' order.
+    const products = Object.fromEntries(PRODUCTS.map((p) => [p.name, this.records.saved(p)]));
+    return {
+      clock_offset_ms: this.clock.offsetMs,
+      timers: timersToSave(this.clock, deliveries),
+      ids: [...this.ids],
+      ...products,
+      receivers: this.receivers(),
+      deliveries,
+    };
+  }
+
+  /** Put state saved by toState() back (into a fresh sandbox; its shape checked by state/shape.ts). */
+  restore(data: StateData): void {
+    for (const [k, v] of data.ids) this.ids.set(k, v);
+    // The clock first: a record or delivery the budgets forget below takes its timers with it.
+    this.clock.restore(data.clock_offset_ms, data.timers);
+    for (const product of PRODUCTS) this.records.restore(product, data[product.name] as unknown[]);
+    this.queue.restore(data.receivers, data.deliveries);
+    // An attempt in flight when the sandbox stopped left its delivery pending without a timer: try again.
+    const timed = new Set(data.timers.filter((t) => t.kind === "delivery").map((t) => t.ref));
+    for (const d of this.queue.list()) {
+      if (d.status === "pending" && !timed.has(d.id)) this.clock.at(d.next_attempt_at ?? 0, "delivery", d.id);
+    }
   }
 
   /** Bytes the kept records are counted as (their part of the byte budget). */

@@ -15,10 +15,8 @@ import {
 } from "node:fs";
 import { exceedsJsonLimits } from "../../src/json-scan.js";
 import { MAX_KEPT_BYTES } from "./byte-budget.js";
-import type { Timer, VirtualClock } from "../clock/clock.js";
-import type { Delivery, Receiver } from "../deliveries/queue.js";
-import { PRODUCTS } from "../products/index.js";
 import type { Sandbox } from "../sandbox.js";
+import type { StateData } from "./data.js";
 import { MAX_STATE_DEPTH, stateProblem } from "./shape.js";
 import type { Json } from "../../src/contract/json.js";
 
@@ -44,16 +42,7 @@ const VERSION = 1;
 
 // Records are JSON the contract describes.
 
-/** The state file's data: the clock, the ids, each product's slice (by its name, PRODUCTS' order), receivers, deliveries. */
-interface StateData {
-  clock_offset_ms: number;
-  timers: Timer[];
-  ids: [string, number][];
-  /** A product's records: alone (`values`) or as [key, record] pairs (`entries`). */
-  [product: string]: unknown;
-  receivers: Receiver[];
-  deliveries: Delivery[];
-}
+export type { StateData } from "./data.js";
 
 /** A state file that cannot be used; the message says which file and why. */
 export class StateFileError extends Error {
@@ -67,37 +56,7 @@ const digest = (text: string) => createHash("sha256").update(text).digest("hex")
 
 /** Everything the sandbox holds, as JSON-ready data. */
 export function snapshot(sandbox: Sandbox): StateData {
-  const deliveries = sandbox.queue.list();
-  const data: StateData = {
-    clock_offset_ms: sandbox.clock.offsetMs,
-    timers: timersToSave(sandbox.clock, deliveries),
-    ids: [...sandbox.ids],
-    receivers: [],
-    deliveries: [],
-  };
-  for (const product of PRODUCTS) {
-    const records = sandbox.records.records(product);
-    data[product.name] = product.saved.form === "values" ? [...records.values()] : [...records];
-  }
-  // Receivers and deliveries after the products, where the file has always held them.
-  const { receivers: _r, deliveries: _d, ...head } = data;
-  return { ...head, receivers: [...sandbox.queue.receivers.values()], deliveries };
-}
-
-/**
- * The clock's pending timers, and a timer for each pending delivery that holds none (one not yet
- * tried, waiting for a free attempt or in flight): its attempt is made at the next start, due when
- * it was, and the file says so.
- */
-function timersToSave(clock: VirtualClock, deliveries: readonly Delivery[]): Timer[] {
-  const timers = [...clock.pending()];
-  const timed = new Set(timers.filter((t) => t.kind === "delivery").map((t) => t.ref));
-  let id = clock.nextTimerId;
-  for (const d of deliveries)
-    if (d.status === "pending" && !timed.has(d.id))
-      timers.push({ id: id++, at: d.next_attempt_at ?? clock.now(), kind: "delivery", ref: d.id });
-  // In firing order, as the clock lists its own.
-  return timers.sort((a, b) => a.at - b.at || a.id - b.id);
+  return sandbox.toState();
 }
 
 /** Write the state atomically: a temporary file, flushed to disk, renamed over the old one. */
@@ -200,27 +159,7 @@ export function readState(file: string): StateData | undefined {
 
 /** Put saved state back into a fresh sandbox. */
 export function restoreState(sandbox: Sandbox, data: StateData): void {
-  for (const [k, v] of data.ids) sandbox.ids.set(k, v);
-  // The clock first: a record or delivery the budgets forget below takes its timers with it.
-  sandbox.clock.restore(data.clock_offset_ms, data.timers);
-  // Through the record budget, in the order they were saved: the oldest are still forgotten first.
-  for (const product of PRODUCTS) {
-    const saved = data[product.name] as unknown[];
-    const { saved: form } = product;
-    sandbox.records.restore(
-      product,
-      form.form === "values"
-        ? saved.map((record): [unknown, unknown] => [form.keyOf(record), record])
-        : (saved as [unknown, unknown][]),
-    );
-  }
-  sandbox.queue.restore(data.receivers, data.deliveries);
-  // An attempt in flight when the sandbox stopped left its delivery pending without a timer: try again.
-  const timed = new Set(data.timers.filter((t) => t.kind === "delivery").map((t) => t.ref));
-  for (const d of sandbox.queue.list()) {
-    if (d.status === "pending" && !timed.has(d.id))
-      sandbox.clock.at(d.next_attempt_at ?? 0, "delivery", d.id);
-  }
+  sandbox.restore(data);
 }
 
 /**

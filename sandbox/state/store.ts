@@ -80,9 +80,19 @@ export class RecordStore {
     if (value !== undefined && this.entries.get(kind.name)?.has(key)) this.put(kind, key, value);
   }
 
-  /** Keep records saved in the --state file, in the order saved: the oldest are still forgotten first. */
-  restore<K, V>(kind: RecordKind<K, V>, records: Iterable<[K, V]>): void {
-    for (const [key, value] of records) this.keep(kind, key, value);
+  /** A product's records as the --state file holds them: alone, or as [key, record] pairs. */
+  saved<K, V>(product: ProductSlice<K, V>): V[] | [K, V][] {
+    const records = this.records(product);
+    return product.saved.form === "values" ? [...records.values()] : [...records];
+  }
+
+  /** Keep a product's records from the --state file, in the order saved: the oldest are still forgotten first. */
+  restore<K, V>(product: ProductSlice<K, V>, saved: readonly unknown[]): void {
+    const form = product.saved;
+    for (const item of saved) {
+      const [key, value] = form.form === "values" ? [form.keyOf(item as V), item as V] : (item as [K, V]);
+      this.keep(product, key, value);
+    }
   }
 
   /** Forget one record now (made for an event that was then refused); its place is left empty. */
