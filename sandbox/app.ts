@@ -16,17 +16,17 @@ import {
   served,
 } from "../src/server/pipeline.js";
 import { queryRecord } from "../src/server/request-target.js";
-import { answerCapture, CAPTURES_PREFIX } from "./captures.js";
+import { answerCapture, CAPTURES_PREFIX } from "./products/biometric/captures.js";
 import {
   answerControl,
   CONTROL_PREFIX,
   controlError,
   controlOperations,
   describeControlBody,
-} from "./control.js";
+} from "./control/handlers.js";
 import type { Sandbox } from "./sandbox.js";
-import { loopRefusal } from "./self-address.js";
-import { answerService } from "./service.js";
+import { loopRefusal } from "./http/self-address.js";
+import { answerService } from "./products/service.js";
 
 /** Control requests are a few members. */
 const MAX_CONTROL_BODY = 64 * 1024;

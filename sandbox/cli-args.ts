@@ -3,7 +3,7 @@
 // so that a test reads the flags without starting a sandbox.
 import { parseFlags, UsageError } from "../src/cli/args.js";
 import { parsePort } from "../src/server/index.js";
-import { receiverUrl } from "./control.js";
+import { receiverUrl } from "./deliveries/receivers.js";
 import { parseWebhookAuth } from "./start.js";
 
 /** The help of `idv-sandbox`. */

@@ -9,9 +9,9 @@ import { readCommandLine } from "../src/cli/args.js";
 import { closeOnSignals, reportStartError } from "../src/server/index.js";
 import { parse, USAGE } from "./cli-args.js";
 import { launchSandbox } from "./start.js";
-import { StateFileError } from "./state-file.js";
-import { StateLockError } from "./state-lock.js";
-import { runTrigger } from "./trigger-cli.js";
+import { StateFileError } from "./state/file.js";
+import { StateLockError } from "./state/lock.js";
+import { runTrigger } from "./control/trigger-cli.js";
 
 const io = { stdout: process.stdout, stderr: process.stderr };
 if (process.argv[2] === "trigger") process.exit(await runTrigger(process.argv.slice(3), io));

@@ -10,7 +10,7 @@ import {
   type CreateReceiverRequest,
   type SandboxControl,
   type SandboxReceiver,
-} from "./control-client.js";
+} from "./control/client.js";
 import { type ReceiverHandler, registerReceiverHandler } from "./delivery-post.js";
 import { Sandbox } from "./sandbox.js";
 import { checkSharedOptions, type StartSandboxOptions } from "./start-sandbox.js";

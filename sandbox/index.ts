@@ -16,7 +16,7 @@ export {
   type SandboxTriggered,
   type SandboxTriggerRequest,
   type SandboxWorkflowCase,
-} from "./control-client.js";
+} from "./control/client.js";
 export {
   createSandbox,
   type CreateSandboxOptions,
@@ -24,7 +24,7 @@ export {
   type ReceiverHandler,
   type ReceiverHandlerOptions,
 } from "./in-process.js";
-export { BIOMETRIC_MAGIC, biometricJourney, type Journey } from "./magic.js";
+export { BIOMETRIC_MAGIC, biometricJourney, type Journey } from "./products/magic.js";
 export { type StartedSandbox, startSandbox, type StartSandboxOptions } from "./start-sandbox.js";
-export { StateFileError } from "./state-file.js";
-export { StateLockError } from "./state-lock.js";
+export { StateFileError } from "./state/file.js";
+export { StateLockError } from "./state/lock.js";

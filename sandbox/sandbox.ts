@@ -1,17 +1,37 @@
 // The stateful sandbox: records made from requests, the biometric lifecycle, EDD and workflow cases,
-// the virtual clock and the webhook deliveries, behind one object the HTTP layer calls.
+// the virtual clock and the webhook deliveries, behind one object the HTTP layer calls. Its rooms:
+// products/ (each product's records and handlers), state/ (the record store, the --state file),
+// deliveries/ (the queue, the log, the sender), clock/, control/ (the control API), http/.
 import { randomInt } from "node:crypto";
-import type { components } from "../generated/sandbox-control-types.js";
 import { parseWebhook, type WebhookError } from "../src/webhooks/index.js";
-import { AssetFiles } from "./asset-files.js";
-import { BiometricLifecycle, type BiometricRecord, TIMERS } from "./biometric.js";
-import { ByteBudget, jsonBytes, MAX_KEPT_BYTES, TIMER_BYTES } from "./byte-budget.js";
-import { type Timer, VirtualClock } from "./clock.js";
-import type { Credentials } from "../src/server/credentials.js";
-import { type Channel, DeliveryQueue, type Delivery, type Receiver } from "./deliveries.js";
-import type { KybRecord, ManualRecord, PepRecord, PropertyRecord } from "./products.js";
-import type { ListeningOn } from "./self-address.js";
 import type { Json } from "../src/contract/json.js";
+import type { Credentials } from "../src/server/credentials.js";
+import { type Timer, VirtualClock } from "./clock/clock.js";
+import { DeliveryQueue } from "./deliveries/queue.js";
+import {
+  type Channel,
+  type Delivery,
+  type EventOf,
+  kindOf,
+  type PayloadOf,
+  type Receiver,
+} from "./deliveries/types.js";
+import { type ListeningOn, pointsAtSandbox } from "./http/self-address.js";
+import { BIOMETRIC, biometricBody } from "./products/biometric/biometric.js";
+import { BiometricLifecycle, TIMERS } from "./products/biometric/lifecycle.js";
+import type { ServiceSandbox } from "./products/context.js";
+import { eddCompletedBody } from "./products/edd.js";
+import { FRAUD } from "./products/fraud.js";
+import { AssetFiles } from "./products/files/asset-files.js";
+import { ByteBudget, MAX_KEPT_BYTES } from "./state/byte-budget.js";
+import type { StateData } from "./state/data.js";
+import { timersToSave } from "./state/saved-timers.js";
+import { RecordStore } from "./state/store.js";
+import { PRODUCTS } from "./products/index.js";
+
+export type { WorkflowCase } from "./products/workflow.js";
+export { biometricBody } from "./products/biometric/biometric.js";
+export { eddCompletedBody } from "./products/edd.js";
 
 // Bodies and records are JSON the contract's schemas describe.
 
@@ -37,78 +57,22 @@ export interface SandboxOptions {
   contractViolation?: (what: string) => void;
 }
 
-/** A workflow case, created and completed through the control API: its shape is the control contract's. */
-export type WorkflowCase = components["schemas"]["WorkflowCase"];
-
 /** Records kept at most, all products together; the oldest go first. */
 export const MAX_RECORDS = 100_000;
 
-/** A kept record: where it lives, the bytes it is counted as, and its place among everything kept. */
-interface KeptEntry {
-  map: Map<unknown, unknown>;
-  key: unknown;
-  bytes: number;
-  seq: number;
-}
-
-/** Timers a verification holds at once at most (lifespan, a journey step or retry, the pending window, the archive). */
-const BIOMETRIC_TIMERS = 4;
-
-/** The body of a biometric webhook event about a record, as the service sends it. */
-export function biometricBody(
-  record: BiometricRecord,
-  event: string,
-  verification: Record<string, unknown> | null,
-  message: string | null,
-): Json {
-  return {
-    event,
-    reference: record.reference,
-    external_id: record.external_id,
-    phone_number: record.phone_number,
-    transaction_id: record.transaction_id,
-    verification,
-    message,
-  };
-}
-
-/** The case_completed body of an EDD case, as the service sends it. */
-export function eddCompletedBody(record: Json): Json {
-  return {
-    event: "case_completed",
-    ...(typeof record.reference === "string" ? { reference: record.reference } : {}),
-    external_id: null,
-    phone_number: record.primary_contact?.formatted_contact_phone ?? null,
-    transaction_id: record.transaction_id,
-    verification: null,
-    message: null,
-  };
-}
-
-export class Sandbox {
+export class Sandbox implements ServiceSandbox {
   readonly clock: VirtualClock;
   readonly queue: DeliveryQueue;
   readonly biometric: BiometricLifecycle;
-  readonly manual = new Map<string, ManualRecord>();
-  readonly pep = new Map<number, PepRecord>();
-  readonly fraud = new Map<number, Json>();
-  readonly property = new Map<number, PropertyRecord>();
-  readonly kyb = new Map<number, KybRecord>();
-  readonly edd = new Map<number, Json>();
+  /** The one store of every product's records (products/index.ts lists the products). */
+  readonly records: RecordStore;
   /** The one byte budget of records, deliveries, uploads and their timers. */
   readonly budget: ByteBudget;
   /** The bytes of EDD uploads, for their assets' download_url. */
   readonly assetFiles: AssetFiles;
-  readonly workflow = new Map<number, WorkflowCase>();
   /** The last id handed out per kind of record. */
   readonly ids = new Map<string, number>();
   credentials: Credentials;
-  /** Every kept record in the order it was made, from `keptHead` on: what to forget first. */
-  private readonly kept: KeptEntry[] = [];
-  /** The live entry of each kept record, by map and key: a record kept again is counted once. */
-  private readonly keptEntries = new Map<Map<unknown, unknown>, Map<unknown, KeptEntry>>();
-  private keptHead = 0;
-  private keptBytes = 0;
   /** The address the sandbox answers on, for URLs in records (set once listening). */
   baseUrl = "http://127.0.0.1:4010";
   /** The path the docs site of this version is served under (`/docs/`), or null (set once listening). */
@@ -120,9 +84,14 @@ export class Sandbox {
     this.credentials = options.credentials;
     this.clock = new VirtualClock(options.realNow);
     this.budget = new ByteBudget(options.maxKeptBytes ?? MAX_KEPT_BYTES);
-    this.budget.register({
-      oldestSeq: () => this.kept[this.keptHead]?.seq,
-      forgetOldest: () => this.forgetOldestRecord(),
+    this.records = new RecordStore({
+      budget: this.budget,
+      maxRecords: options.maxRecords ?? MAX_RECORDS,
+      changed: () => this.changed(),
+      // A record forgotten takes its timers with it: the clock holds no more than the records do.
+      forgotten: (kind, key) => {
+        if (kind === BIOMETRIC.name) this.biometric.forgetTimers(String(key));
+      },
     });
     this.assetFiles = new AssetFiles(undefined, this.budget);
     this.queue = new DeliveryQueue({
@@ -139,19 +108,28 @@ export class Sandbox {
         at: (at, kind, ref) => void this.clock.at(at, kind, ref),
         cancel: (kind, ref) => this.clock.cancel(kind, ref),
         emit: (record, event, verification, message) =>
-          this.emitBiometric(record, event, verification, message),
+          this.emit(
+            "biometricWebhook",
+            event,
+            record.transaction_id,
+            biometricBody(record, event, verification, message),
+          ),
         baseUrl: () => this.baseUrl,
         changed: () => this.changed(),
         eraseDeliveries: (id) => this.queue.erase(id),
-        resized: (record) => {
-          // Counted again as it now is (an event added), if it is kept already.
-          if (this.keptEntries.get(this.biometric.records)?.has(record.transaction_id))
-            this.keep(this.biometric.records, record.transaction_id, record);
-        },
+        records: () => this.records.records(BIOMETRIC),
+        keep: (record) => this.records.put(BIOMETRIC, record.transaction_id, record),
+        // Counted again as it now is (an event added), if it is kept already.
+        resized: (record) => this.records.resized(BIOMETRIC, record.transaction_id),
       },
       options.journeyDelayMs ?? 2000,
     );
     this.clock.onTimer((timer) => this.onTimer(timer));
+  }
+
+  /** The fraud analytics kept (a read-only view of their slice of the record store). */
+  get fraud(): ReadonlyMap<number, Json> {
+    return this.records.records(FRAUD);
   }
 
   /** The next integer id of a kind of record: ids start above 1000 and grow, as the contract's examples look. */
@@ -161,69 +139,58 @@ export class Sandbox {
     return next;
   }
 
-  /**
-   * Keep a record in its map, within the budgets: past MAX_RECORDS records, or past the byte budget
-   * of everything kept, the oldest are forgotten (they answer 404 from then on). A record is
-   * counted as the bytes of its JSON (what the --state file holds of it) and of the timers it may
-   * hold; one kept again (edited, or an upload added) keeps its place and is counted as it now is.
-   */
-  keep<K, V>(map: Map<K, V>, key: K, value: V): void {
-    map.set(key, value);
-    const entries = this.keptEntries.get(map) ?? new Map<unknown, KeptEntry>();
-    this.keptEntries.set(map, entries);
-    const bytes =
-      jsonBytes(value) +
-      ((map as Map<unknown, unknown>) === this.biometric.records ? BIOMETRIC_TIMERS * TIMER_BYTES : 0);
-    const known = entries.get(key);
-    if (known) {
-      this.budget.charge(bytes - known.bytes);
-      known.bytes = bytes;
-    } else {
-      const entry: KeptEntry = { map: map as Map<unknown, unknown>, key, bytes, seq: this.budget.next() };
-      this.kept.push(entry);
-      entries.set(key, entry);
-      this.budget.charge(bytes);
-    }
-    const maxRecords = this.options.maxRecords ?? MAX_RECORDS;
-    while (this.kept.length - this.keptHead > maxRecords) this.forgetOldestRecord();
-    this.budget.enforce();
-    // Drop the forgotten entries' slots now and then, not on every record.
-    if (this.keptHead > 4096 && this.keptHead * 2 > this.kept.length) {
-      this.kept.splice(0, this.keptHead);
-      this.keptHead = 0;
-    }
+  /** The virtual time, in epoch milliseconds. */
+  now(): number {
+    return this.clock.now();
   }
 
-  /** Forget one kept record now (made for an event that was then refused); its place is left empty. */
-  forgetRecord<K, V>(map: Map<K, V>, key: K): void {
-    const entry = this.keptEntries.get(map as Map<unknown, unknown>)?.get(key);
-    map.delete(key);
-    if ((map as Map<unknown, unknown>) === this.biometric.records) this.biometric.forgetTimers(String(key));
-    if (!entry) return;
-    this.keptEntries.get(map as Map<unknown, unknown>)?.delete(key);
-    this.budget.charge(-entry.bytes);
-    // The newest (a record made for a refused event): its place goes too, or it would count
-    // against the record limit and push a live record out early. Otherwise it stays in `kept`
-    // until its turn to go, and releases nothing more then.
-    if (this.kept.length > this.keptHead && this.kept[this.kept.length - 1] === entry) this.kept.pop();
-    else entry.bytes = 0;
+  /** The virtual time as the control API reads it, and how far ahead of real time it is. */
+  clockReading(): { now: string; offset_ms: number } {
+    return { now: new Date(this.clock.now()).toISOString(), offset_ms: this.clock.offsetMs };
   }
 
-  /** Forget the oldest kept record, and its timers with it: the clock holds no more than the records do. */
-  private forgetOldestRecord(): void {
-    const old = this.kept[this.keptHead++];
-    if (!old) return;
-    old.map.delete(old.key);
-    this.keptEntries.get(old.map)?.delete(old.key);
-    if (old.map === this.biometric.records) this.biometric.forgetTimers(String(old.key));
-    this.budget.charge(-old.bytes);
+  /** The registered receivers, in the order registered. */
+  receivers(): Receiver[] {
+    return [...this.queue.receivers.values()];
+  }
+
+  /** Whether a URL names this sandbox's own address and port (deliveries there would loop). */
+  pointsAtItself(url: string): boolean {
+    return pointsAtSandbox(url, this.listening);
+  }
+
+  /** Everything the sandbox holds, as the --state file's data (JSON-ready). */
+  toState(): StateData {
+    const deliveries = this.queue.list();
+    // Each product's records under its name, between the ids and the receivers, in PRODUCTS' order.
+    const products = Object.fromEntries(PRODUCTS.map((p) => [p.name, this.records.saved(p)]));
+    return {
+      clock_offset_ms: this.clock.offsetMs,
+      timers: timersToSave(this.clock, deliveries),
+      ids: [...this.ids],
+      ...products,
+      receivers: this.receivers(),
+      deliveries,
+    };
+  }
+
+  /** Put state saved by toState() back (into a fresh sandbox; its shape checked by state/shape.ts). */
+  restore(data: StateData): void {
+    for (const [k, v] of data.ids) this.ids.set(k, v);
+    // The clock first: a record or delivery the budgets forget below takes its timers with it.
+    this.clock.restore(data.clock_offset_ms, data.timers);
+    for (const product of PRODUCTS) this.records.restore(product, data[product.name] as unknown[]);
+    this.queue.restore(data.receivers, data.deliveries);
+    // An attempt in flight when the sandbox stopped left its delivery pending without a timer: try again.
+    const timed = new Set(data.timers.filter((t) => t.kind === "delivery").map((t) => t.ref));
+    for (const d of this.queue.list()) {
+      if (d.status === "pending" && !timed.has(d.id)) this.clock.at(d.next_attempt_at ?? 0, "delivery", d.id);
+    }
   }
 
   /** Bytes the kept records are counted as (their part of the byte budget). */
   get recordBytes(): number {
-    let bytes = 0;
-    for (let i = this.keptHead; i < this.kept.length; i++) bytes += (this.kept[i] as KeptEntry).bytes;
-    return bytes;
+    return this.records.bytes;
   }
 
   /**
@@ -250,30 +217,7 @@ export class Sandbox {
 
   /** Send the case_completed event of an EDD case. */
   emitEddCompleted(record: Json): void {
-    this.emit(
-      "events",
-      "eddCaseCompleted",
-      "case_completed",
-      record.transaction_id,
-      eddCompletedBody(record),
-    );
-  }
-
-  /** Complete a workflow case: the case.completed delivery when it was created with an external_id. */
-  completeWorkflow(record: WorkflowCase, approval: "approved" | "denied"): void {
-    record.status = "completed";
-    record.service.approval_status = approval;
-    if (record.external_id === null) return;
-    this.emit(
-      "workflow",
-      "workflowCase",
-      "case.completed",
-      String(record.case_id),
-      { ...record },
-      {
-        "X-Workflow-Event-Type": "case.completed",
-      },
-    );
+    this.emit("eddCaseCompleted", "case_completed", record.transaction_id, eddCompletedBody(record));
   }
 
   /**
@@ -284,21 +228,7 @@ export class Sandbox {
   async reset(options: { receivers?: boolean } = {}): Promise<void> {
     let attemptsEnded: Promise<void> = Promise.resolve();
     await this.clock.reset(() => {
-      while (this.keptHead < this.kept.length) this.forgetOldestRecord();
-      this.kept.length = 0;
-      this.keptHead = 0;
-      this.keptEntries.clear();
-      const maps: Map<unknown, unknown>[] = [
-        this.biometric.records,
-        this.manual,
-        this.pep,
-        this.fraud,
-        this.property,
-        this.kyb,
-        this.edd,
-        this.workflow,
-      ];
-      for (const map of maps) map.clear();
+      this.records.clear();
       this.assetFiles.clear();
       attemptsEnded = this.queue.reset(options.receivers === true);
     });
@@ -318,26 +248,15 @@ export class Sandbox {
     this.options.changed?.();
   }
 
-  private emitBiometric(
-    record: BiometricRecord,
-    event: string,
-    verification: Record<string, unknown> | null,
-    message: string | null,
-  ): void {
-    const body = biometricBody(record, event, verification, message);
-    this.emit("events", "biometricWebhook", event, record.transaction_id, body);
-  }
-
-  /** Check a delivery against the AsyncAPI contract, then queue it for every receiver of its kind. */
-  private emit(
-    kind: "events" | "workflow",
-    channel: Channel,
-    event: string,
+  /** Check an event against the AsyncAPI contract, then queue it for every receiver of its channel. */
+  emit<C extends Channel, E extends EventOf<C>>(
+    channel: C,
+    event: E,
     subject: string,
-    payload: unknown,
+    payload: PayloadOf<C, E>,
     headers: Record<string, string> = {},
   ): void {
-    const sent = this.send(kind, channel, event, subject, payload, headers);
+    const sent = this.send(channel, event, subject, payload, headers);
     if ("error" in sent) {
       const { error } = sent;
       const issue = error.issues[0];
@@ -352,7 +271,6 @@ export class Sandbox {
    * channel's `event`: the number of receivers, or the contract's refusal (nothing queued).
    */
   send(
-    kind: "events" | "workflow",
     channel: Channel,
     event: string,
     subject: string,
@@ -380,7 +298,7 @@ export class Sandbox {
           issues: [{ in: "payload", pointer: "/event", message: `must be "${event}"` }],
         },
       };
-    return { receivers: this.queue.emit(kind, channel, event, subject, body, headers) };
+    return { receivers: this.queue.emit(kindOf(channel), channel, event, subject, body, headers) };
   }
 
   private onTimer(timer: Timer): void {

@@ -1,8 +1,8 @@
 // `startSandbox()` of `idv-contract/sandbox`: the stateful sandbox started in the caller's own
 // process, for an integrator's test setup (a vitest or jest globalSetup), with its address, the
 // credentials it accepts and the typed control client in hand.
-import { createSandboxControl, type CreateReceiverRequest, type SandboxControl } from "./control-client.js";
-import { MAX_VIRTUAL_TIME } from "./clock.js";
+import { createSandboxControl, type CreateReceiverRequest, type SandboxControl } from "./control/client.js";
+import { MAX_VIRTUAL_TIME } from "./clock/clock.js";
 
 /** Options of `startSandbox`. Every one may be left out. */
 export interface StartSandboxOptions {

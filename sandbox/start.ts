@@ -3,13 +3,13 @@
 // through launchSandbox here.
 import { type Listening } from "../src/server/index.js";
 import { type Credentials, generateCredentials } from "../src/server/credentials.js";
-import { type Delivery, type Receiver, type ReceiverAuth, receiverAuthProblem } from "./deliveries.js";
-import { receiverUrl } from "./control.js";
+import { type Delivery, type Receiver, type ReceiverAuth, receiverAuthProblem } from "./deliveries/queue.js";
+import { receiverUrl } from "./control/handlers.js";
 import { Sandbox } from "./sandbox.js";
 import { serveSandbox } from "./server.js";
-import { pointsAtSandbox, SELF_RECEIVER } from "./self-address.js";
-import { readState, restoreState, StateFileError, stateSaver } from "./state-file.js";
-import { lockState, type StateLock } from "./state-lock.js";
+import { pointsAtSandbox, SELF_RECEIVER } from "./http/self-address.js";
+import { readState, restoreState, StateFileError, stateSaver } from "./state/file.js";
+import { lockState, type StateLock } from "./state/lock.js";
 
 export interface StartOptions {
   port?: number;

@@ -1,3 +1,4 @@
+import { extensionFor, FILE_MEDIA_TYPES as MEDIA_TYPES } from "../media-types.js";
 import type { OperationFacts } from "./facts.js";
 
 type FileLimits = NonNullable<OperationFacts["files"]>[number];
@@ -12,15 +13,6 @@ export class FileRejectedError extends Error {
     super(message);
   }
 }
-
-// Media types of common file name extensions, used only when a Blob carries no type of its own.
-const MEDIA_TYPES: Record<string, string> = {
-  png: "image/png",
-  jpg: "image/jpeg",
-  jpeg: "image/jpeg",
-  txt: "text/plain",
-  pdf: "application/pdf",
-};
 
 const extensionOf = (name: string | undefined): string | undefined => {
   const match = /\.([^./\\]+)$/.exec(name ?? "");
@@ -50,6 +42,7 @@ export function checkFile(
   const extension = extensionOf(filename);
   const declared = mediaTypeOf(file.type);
   const mediaType =
+    // The extension's type only when a Blob carries no type of its own.
     declared && declared !== "application/octet-stream" ? declared : MEDIA_TYPES[extension ?? ""];
   if (!mediaType || !mediaTypes.includes(mediaType) || (extension && !extensions.includes(extension))) {
     const what = [mediaType, extension && `.${extension}`].filter(Boolean).join(", ");
@@ -68,6 +61,6 @@ export const ownName = (file: Blob): string | undefined =>
 
 /** A part name for a file that came without one, made from its media type. */
 export function defaultFilename(mediaType: string): string {
-  const extension = Object.keys(MEDIA_TYPES).find((e) => MEDIA_TYPES[e] === mediaType);
+  const extension = extensionFor(mediaType);
   return extension ? `upload.${extension}` : "upload";
 }

@@ -10,7 +10,7 @@ import { FLAGS as PROXY_FLAGS } from "../../conformance/proxy/proxy-cli.js";
 import { FLAGS as RECEIVER_FLAGS } from "../../conformance/receiver-check/receiver-cli.js";
 import { FLAGS as COVERAGE_FLAGS } from "../../conformance/coverage/coverage-cli.js";
 import { FLAGS as SANDBOX_FLAGS } from "../../sandbox/cli-args.js";
-import { TRIGGER_FLAGS } from "../../sandbox/trigger-cli.js";
+import { TRIGGER_FLAGS } from "../../sandbox/control/trigger-cli.js";
 import { fromRoot } from "../../scripts/lib/paths.js";
 import { tempDir, writeNdjson } from "../conformance/support/cli.js";
 import { example } from "../conformance/support/exchanges.js";

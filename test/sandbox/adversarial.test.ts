@@ -8,11 +8,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { MAX_EVENTS_KEPT } from "../../sandbox/biometric.js";
-import { TIMER_BYTES } from "../../sandbox/byte-budget.js";
-import { MAX_ADVANCE_MS } from "../../sandbox/duration.js";
+import { MAX_EVENTS_KEPT } from "../../sandbox/products/biometric/lifecycle.js";
+import { TIMER_BYTES } from "../../sandbox/state/byte-budget.js";
+import { MAX_ADVANCE_MS } from "../../sandbox/control/duration.js";
 import { launchSandbox } from "../../sandbox/start.js";
-import { StateFileError } from "../../sandbox/state-file.js";
+import { StateFileError } from "../../sandbox/state/file.js";
 import { queueOnClock } from "../support/delivery-queue.js";
 import { assertPrototypesUntouched, hostileJsonValue, prototypeSnapshot } from "../support/hostile.js";
 import { CREDENTIALS, startRecorder, startTestSandbox } from "../support/sandbox.js";
@@ -310,7 +310,7 @@ describe("a state file with a right digest and hostile contents", () => {
     const long = join(dir, "long-header.json");
     writeFileSync(long, `${"[".repeat(10_000_000)}${"]".repeat(10_000_000)}\n{}\n`);
     const script = `
-      const { readState } = await import(${JSON.stringify(join(process.cwd(), "sandbox/state-file.ts"))});
+      const { readState } = await import(${JSON.stringify(join(process.cwd(), "sandbox/state/file.ts"))});
       try { readState(${JSON.stringify(long)}); console.log("read"); } catch (e) { console.log(e.message); }`;
     const out = execFileSync(
       process.execPath,

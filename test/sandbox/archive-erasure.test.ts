@@ -7,6 +7,10 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { type Json, jsonRequestExamples, loadOpenApi } from "../support/contract.js";
 import { startTestSandbox } from "../support/sandbox.js";
+import { MANUAL } from "../../sandbox/products/manual.js";
+import type { RecordKind } from "../../sandbox/state/store.js";
+import { PEP } from "../../sandbox/products/pep.js";
+import { PROPERTY } from "../../sandbox/products/property.js";
 
 const FIRST = "Canaryfirst";
 const LAST = "Canarylast";
@@ -24,7 +28,8 @@ describe("a record archived by its report's download", () => {
     const { client } = sbx;
     const records = () => {
       const s = sbx.running.sandbox;
-      return JSON.stringify([[...s.manual.values()], [...s.pep.values()], [...s.property.values()]]);
+      const values = <K, V>(kind: RecordKind<K, V>) => [...s.records.records(kind).values()];
+      return JSON.stringify([values(MANUAL), values(PEP), values(PROPERTY)]);
     };
     const reportText = (r: { data?: unknown }) => Buffer.from(r.data as ArrayBuffer).toString("latin1");
     try {

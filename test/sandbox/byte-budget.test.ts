@@ -8,9 +8,10 @@ import { join } from "node:path";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { fromRoot } from "../../scripts/lib/paths.js";
-import { jsonBytes, MAX_KEPT_BYTES } from "../../sandbox/byte-budget.js";
-import { MAX_RECEIVERS } from "../../sandbox/deliveries.js";
-import { eddCase } from "../../sandbox/products.js";
+import { jsonBytes, MAX_KEPT_BYTES } from "../../sandbox/state/byte-budget.js";
+import { MAX_RECEIVERS } from "../../sandbox/deliveries/queue.js";
+import { BIOMETRIC } from "../../sandbox/products/biometric/biometric.js";
+import { EDD, eddCase } from "../../sandbox/products/edd.js";
 import { Sandbox } from "../../sandbox/sandbox.js";
 import {
   MAX_STATE_FILE_BYTES,
@@ -18,7 +19,7 @@ import {
   restoreState,
   snapshot,
   writeState,
-} from "../../sandbox/state-file.js";
+} from "../../sandbox/state/file.js";
 
 const BUDGET = 256 * 1024;
 
@@ -70,13 +71,13 @@ function apply(sandbox: Sandbox, steps: Step[]): void {
         lastname: s.lastname,
         sendSms: false,
       });
-      sandbox.keep(sandbox.biometric.records, record.transaction_id, record);
+      sandbox.records.put(BIOMETRIC, record.transaction_id, record);
       sandbox.biometric.complete(record.transaction_id, "pass");
     } else if (s.kind === "edit") {
       const last = [...sandbox.biometric.records.values()].at(-1);
       if (!last || last.state !== "completed") continue;
       sandbox.biometric.edit(last.transaction_id, s.notes);
-      sandbox.keep(sandbox.biometric.records, last.transaction_id, last);
+      sandbox.records.put(BIOMETRIC, last.transaction_id, last);
     } else {
       const id = sandbox.nextId("edd");
       const record = eddCase(
@@ -84,12 +85,12 @@ function apply(sandbox: Sandbox, steps: Step[]): void {
         { comment: s.comment, entity_type: "company", email: "a@b.c" },
         sandbox.clock.now(),
       );
-      sandbox.keep(sandbox.edd, id, record);
+      sandbox.records.put(EDD, id, record);
       for (const upload of s.uploads) {
         const assetId = sandbox.nextId("asset");
         sandbox.assetFiles.put(assetId, Buffer.alloc(upload.size), "application/pdf", upload.name);
         record.assets.push({ id: assetId, file_name: upload.name, download_url: `/x/${assetId}` });
-        sandbox.keep(sandbox.edd, id, record);
+        sandbox.records.put(EDD, id, record);
       }
       sandbox.emitEddCompleted(record);
     }

@@ -4,8 +4,13 @@
 // docs/sandbox.md's tables).
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { HOUR, LIFESPAN_MS, PENDING_RETRY_MS, PENDING_WINDOW_MS } from "../../sandbox/biometric.js";
-import type { Journey } from "../../sandbox/magic.js";
+import {
+  HOUR,
+  LIFESPAN_MS,
+  PENDING_RETRY_MS,
+  PENDING_WINDOW_MS,
+} from "../../sandbox/products/biometric/lifecycle.js";
+import type { Journey } from "../../sandbox/products/magic.js";
 import { Sandbox } from "../../sandbox/sandbox.js";
 
 const BASE = Date.UTC(2026, 10, 25, 9, 0, 0);

@@ -2,7 +2,7 @@
 // including those a firing timer schedules.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { type Timer, VirtualClock } from "../../sandbox/clock.js";
+import { type Timer, VirtualClock } from "../../sandbox/clock/clock.js";
 
 describe("VirtualClock", () => {
   it("fires every due timer once, in time order, at its due time, whatever the schedule and the advances", async () => {

@@ -2,7 +2,7 @@
 // is retried up to 8 times with exponential backoff, the last about 5 hours after the first, on the
 // virtual clock; a slow receiver slows neither the API nor other receivers; replays and inspection.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { backoff, MAX_RETRIES } from "../../sandbox/deliveries.js";
+import { backoff, MAX_RETRIES } from "../../sandbox/deliveries/queue.js";
 import { parseWebhook } from "../../src/webhooks/index.js";
 import { startRecorder, startTestSandbox, until } from "../support/sandbox.js";
 

@@ -7,8 +7,8 @@ import { createServer as createHttpServer, type IncomingMessage, type ServerResp
 import { type AddressInfo, createServer, type Socket } from "node:net";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Delivery, DeliveryQueue, MAX_IN_FLIGHT_BYTES } from "../../sandbox/deliveries.js";
-import { DeliverySender } from "../../sandbox/delivery-sender.js";
+import { type Delivery, DeliveryQueue, MAX_IN_FLIGHT_BYTES } from "../../sandbox/deliveries/queue.js";
+import { DeliverySender } from "../../sandbox/deliveries/sender.js";
 import { queueOnClock } from "../support/delivery-queue.js";
 import { until } from "../support/sandbox.js";
 

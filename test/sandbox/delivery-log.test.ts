@@ -4,9 +4,10 @@
 // and a receiver looking for its next delivery finds each of its own once, in the order emitted.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { ByteBudget, jsonBytes, TIMER_BYTES } from "../../sandbox/byte-budget.js";
-import type { Delivery } from "../../sandbox/deliveries.js";
-import { ATTEMPT_BYTES, DeliveryLog, Fanout, MAX_RETRIES } from "../../sandbox/delivery-log.js";
+import { ByteBudget, jsonBytes, TIMER_BYTES } from "../../sandbox/state/byte-budget.js";
+import type { Delivery } from "../../sandbox/deliveries/types.js";
+import { ATTEMPT_BYTES, DeliveryLog, Fanout } from "../../sandbox/deliveries/log.js";
+import { MAX_RETRIES } from "../../sandbox/deliveries/retry.js";
 
 // Ids a state file may hold: "__proto__" and non-ASCII ones too.
 const RECEIVERS = ["rcv_a", "__proto__", "rcv_c", 'rcv_é"🙂'];

@@ -3,8 +3,8 @@ import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { fromRoot } from "../../scripts/lib/paths.js";
 import { FLAGS } from "../../sandbox/cli-args.js";
-import { BIOMETRIC_MAGIC } from "../../sandbox/magic.js";
-import { BACKOFF_BASE_MS, backoff, MAX_RETRIES } from "../../sandbox/deliveries.js";
+import { BIOMETRIC_MAGIC } from "../../sandbox/products/magic.js";
+import { BACKOFF_BASE_MS, backoff, MAX_RETRIES } from "../../sandbox/deliveries/queue.js";
 
 const docs = readFileSync(fromRoot("docs/sandbox.md"), "utf8");
 

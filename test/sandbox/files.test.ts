@@ -6,11 +6,11 @@ import { join } from "node:path";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { validateHeaderValue } from "node:http";
-import { attachment } from "../../sandbox/asset-files.js";
-import { parseDuration } from "../../sandbox/duration.js";
+import { attachment } from "../../sandbox/products/files/asset-files.js";
+import { parseDuration } from "../../sandbox/control/duration.js";
 import { filenameFromContentDisposition } from "../../src/client/content-disposition.js";
-import { renderPdf } from "../../sandbox/pdf.js";
-import { renderZip } from "../../sandbox/zip.js";
+import { renderPdf } from "../../sandbox/products/files/pdf.js";
+import { renderZip } from "../../sandbox/products/files/zip.js";
 import { pdfStructureProblems } from "../support/pdf.js";
 import { hasUnzip, readZip } from "../support/sandbox.js";
 

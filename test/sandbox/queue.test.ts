@@ -4,15 +4,15 @@ import { once } from "node:events";
 import { type AddressInfo, createServer, type Socket } from "node:net";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { VirtualClock } from "../../sandbox/clock.js";
-import { ByteBudget, jsonBytes, TIMER_BYTES } from "../../sandbox/byte-budget.js";
+import { VirtualClock } from "../../sandbox/clock/clock.js";
+import { ByteBudget, jsonBytes, TIMER_BYTES } from "../../sandbox/state/byte-budget.js";
 import {
   ATTEMPT_BYTES,
   type Delivery,
   DeliveryQueue,
   MAX_RECEIVERS,
   MAX_RETRIES,
-} from "../../sandbox/deliveries.js";
+} from "../../sandbox/deliveries/queue.js";
 import { queueOnClock } from "../support/delivery-queue.js";
 import { startCollectingReceiver } from "../support/collecting-receiver.js";
 import { startRecorder, until } from "../support/sandbox.js";

@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fromRoot } from "../../scripts/lib/paths.js";
-import { AssetFiles } from "../../sandbox/asset-files.js";
+import { AssetFiles } from "../../sandbox/products/files/asset-files.js";
 import { apiError } from "../../src/index.js";
 import { type Json, jsonRequestExamples, loadOpenApi, operations } from "../support/contract.js";
 import { pdfStructureProblems } from "../support/pdf.js";
@@ -23,6 +23,7 @@ import {
   trafficViolations,
   until,
 } from "../support/sandbox.js";
+import { FRAUD } from "../../sandbox/products/fraud.js";
 
 let sbx: Awaited<ReturnType<typeof startTestSandbox>>;
 let receiver: Awaited<ReturnType<typeof startRecorder>>;
@@ -346,7 +347,7 @@ describe("bounded memory", () => {
         body: { reference: "oldest", firstname: "A", lastname: "B", date_of_birth: "14/03/1985" },
       });
       // Fill the budget without HTTP: the same path the service's creates take.
-      for (let i = 0; i < MAX_RECORDS; i++) small.running.sandbox.keep(small.running.sandbox.fraud, i, {});
+      for (let i = 0; i < MAX_RECORDS; i++) small.running.sandbox.records.put(FRAUD, i, {});
       const gone = await small.client.GET("/api/v4/pdf/pep_checks/{id}", {
         params: { path: { id: first.data?.id as number } },
         parseAs: "arrayBuffer",

@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SandboxControlError } from "../../sandbox/index.js";
-import { readState } from "../../sandbox/state-file.js";
+import { readState } from "../../sandbox/state/file.js";
 import { startCollectingReceiver } from "../support/collecting-receiver.js";
 import { startRecorder, startTestSandbox } from "../support/sandbox.js";
 

@@ -11,11 +11,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createConformanceChecker, exchangeFromHar } from "../../conformance/index.js";
 import { fromRoot } from "../../scripts/lib/paths.js";
 import { SandboxControlError } from "../../sandbox/index.js";
-import { MAX_RETRIES } from "../../sandbox/deliveries.js";
+import { MAX_RETRIES } from "../../sandbox/deliveries/queue.js";
 import { Sandbox } from "../../sandbox/sandbox.js";
-import { pointsAtSandbox, SENT_BY_SANDBOX } from "../../sandbox/self-address.js";
+import { pointsAtSandbox, SENT_BY_SANDBOX } from "../../sandbox/http/self-address.js";
 import { launchSandbox } from "../../sandbox/start.js";
-import { StateFileError, writeState } from "../../sandbox/state-file.js";
+import { StateFileError, writeState } from "../../sandbox/state/file.js";
 import { recordingFetch } from "../support/har-recorder.js";
 import { startRecorder, startTestSandbox, until } from "../support/sandbox.js";
 

@@ -3,7 +3,7 @@
 // deliveries due now, each attempt within its deadline; and an archive while a delivery is in flight
 // leaves that delivery's answer as it came.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { MAX_RETRIES } from "../../sandbox/deliveries.js";
+import { MAX_RETRIES } from "../../sandbox/deliveries/queue.js";
 import { startCollectingReceiver } from "../support/collecting-receiver.js";
 import { queueOnClock } from "../support/delivery-queue.js";
 import { startRecorder, startTestSandbox, until } from "../support/sandbox.js";

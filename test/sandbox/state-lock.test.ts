@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { fromRoot } from "../../scripts/lib/paths.js";
 import { startSandbox as startPublic, StateLockError as PublicStateLockError } from "../../sandbox/index.js";
 import { launchSandbox } from "../../sandbox/start.js";
-import { isAlive, lockState, StateLockError } from "../../sandbox/state-lock.js";
+import { isAlive, lockState, StateLockError } from "../../sandbox/state/lock.js";
 
 const stateFile = () => join(mkdtempSync(join(tmpdir(), "sbx-lock-")), "state.json");
 

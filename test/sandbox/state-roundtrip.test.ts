@@ -9,12 +9,13 @@ import { join } from "node:path";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { fromRoot } from "../../scripts/lib/paths.js";
-import { MAX_VIRTUAL_TIME } from "../../sandbox/clock.js";
-import { type ReceiverAuth, receiverAuthProblem } from "../../sandbox/deliveries.js";
+import { MAX_VIRTUAL_TIME } from "../../sandbox/clock/clock.js";
+import { type ReceiverAuth, receiverAuthProblem } from "../../sandbox/deliveries/queue.js";
 import { Sandbox } from "../../sandbox/sandbox.js";
 import { parseWebhookAuth } from "../../sandbox/start.js";
-import { readState, restoreState, snapshot, writeState } from "../../sandbox/state-file.js";
-import { stateProblem } from "../../sandbox/state-shape.js";
+import { readState, restoreState, snapshot, writeState } from "../../sandbox/state/file.js";
+import { stateProblem } from "../../sandbox/state/shape.js";
+import { BIOMETRIC } from "../../sandbox/products/biometric/biometric.js";
 
 const REAL = Date.UTC(2026, 10, 25);
 const DAY = 86_400_000;
@@ -66,7 +67,7 @@ async function reach(ops: Op[]): Promise<Sandbox> {
         sendSms: false,
         ...(o.journey ? { journey: o.journey } : {}),
       });
-      sandbox.keep(sandbox.biometric.records, r.transaction_id, r);
+      sandbox.records.put(BIOMETRIC, r.transaction_id, r);
     } else if (o.op === "advance") {
       if (sandbox.clock.now() + o.ms <= MAX_VIRTUAL_TIME) await sandbox.advance(o.ms);
     } else if (o.op === "toEnd") {

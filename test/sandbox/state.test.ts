@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { fromRoot } from "../../scripts/lib/paths.js";
 import { launchSandbox } from "../../sandbox/start.js";
-import { StateFileError } from "../../sandbox/state-file.js";
+import { StateFileError } from "../../sandbox/state/file.js";
 import { startRecorder, startTestSandbox } from "../support/sandbox.js";
 
 const dir = () => mkdtempSync(join(tmpdir(), "sbx-state-"));

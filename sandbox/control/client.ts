@@ -1,0 +1,198 @@
+// The typed helper for the control API (`idv-contract/sandbox`): other repositories' tests drive the
+// sandbox's clock, receivers, deliveries and transitions with it. Typed by the control API's own
+// generated types; openapi-fetch underneath.
+import createFetchClient from "openapi-fetch";
+import type { components, paths } from "../../generated/sandbox-control-types.js";
+
+type Schemas = components["schemas"];
+export type SandboxClock = Schemas["Clock"];
+export type SandboxSettled = Schemas["Settled"];
+export type SandboxReceiver = Schemas["Receiver"];
+export type SandboxDelivery = Schemas["Delivery"];
+export type SandboxBiometricVerification = Schemas["BiometricVerification"];
+export type SandboxWorkflowCase = Schemas["WorkflowCase"];
+export type CreateReceiverRequest = Schemas["CreateReceiverRequest"];
+export type SandboxTriggerRequest = Schemas["TriggerRequest"];
+export type SandboxTriggered = Schemas["Triggered"];
+export type SandboxReset = Schemas["ResetDone"];
+export type DeliveryFilter = NonNullable<paths["/_sandbox/deliveries"]["get"]["parameters"]["query"]>;
+
+/** A control request the sandbox refused: its status, error_code and message. */
+export class SandboxControlError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+  ) {
+    super(`sandbox control: ${status} ${code}: ${message}`);
+    this.name = "SandboxControlError";
+  }
+}
+
+interface Result<T> {
+  data?: T;
+  error?: unknown;
+  response: Response;
+}
+
+async function unwrap<T>(pending: Promise<Result<T>>): Promise<T> {
+  const { data, error, response } = await pending;
+  if (response.ok) return data as T;
+  const body = (error ?? {}) as { error_code?: unknown; message?: unknown };
+  throw new SandboxControlError(
+    response.status,
+    typeof body.error_code === "string" ? body.error_code : "UNKNOWN",
+    typeof body.message === "string" ? body.message : response.statusText,
+  );
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** The openapi-fetch client of the control API. */
+type ControlApi = ReturnType<typeof createFetchClient<paths>>;
+
+/** The biometric verification's transitions, as the control API makes them. */
+function biometricControl(api: ControlApi) {
+  const tx = (transaction_id: string) => ({ params: { path: { transaction_id } } });
+  return {
+    get: (id: string) => unwrap(api.GET("/_sandbox/biometric_verifications/{transaction_id}", tx(id))),
+    /** created or pending → completed with a status. */
+    complete: (id: string, status: "pass" | "review" | "fail") =>
+      unwrap(
+        api.POST("/_sandbox/biometric_verifications/{transaction_id}/complete", {
+          ...tx(id),
+          body: { status },
+        }),
+      ),
+    /** created → pending (data sources unavailable). */
+    pending: (id: string) =>
+      unwrap(api.POST("/_sandbox/biometric_verifications/{transaction_id}/pending", tx(id))),
+    /** An agent decides a review-status verification. */
+    review: (id: string, status: "pass" | "fail") =>
+      unwrap(
+        api.POST("/_sandbox/biometric_verifications/{transaction_id}/review", {
+          ...tx(id),
+          body: { status },
+        }),
+      ),
+    /** A user edits a completed verification or adds notes. */
+    edit: (id: string, notes: string | null = null) =>
+      unwrap(
+        api.POST("/_sandbox/biometric_verifications/{transaction_id}/edit", { ...tx(id), body: { notes } }),
+      ),
+    /** As if the PDF were downloaded: archived 60 minutes later. */
+    download: (id: string) =>
+      unwrap(api.POST("/_sandbox/biometric_verifications/{transaction_id}/download", tx(id))),
+    /** An unexpected processing error. */
+    error: (id: string, message?: string) =>
+      unwrap(
+        api.POST("/_sandbox/biometric_verifications/{transaction_id}/error", {
+          ...tx(id),
+          body: message === undefined ? {} : { message },
+        }),
+      ),
+  };
+}
+
+/** Workflow cases, created and completed through the control API. */
+function workflowControl(api: ControlApi) {
+  return {
+    create: (
+      body: NonNullable<
+        paths["/_sandbox/workflow_cases"]["post"]["requestBody"]
+      >["content"]["application/json"],
+    ) => unwrap(api.POST("/_sandbox/workflow_cases", { body })),
+    get: (case_id: number) =>
+      unwrap(api.GET("/_sandbox/workflow_cases/{case_id}", { params: { path: { case_id } } })),
+    complete: (case_id: number, approval_status: "approved" | "denied") =>
+      unwrap(
+        api.POST("/_sandbox/workflow_cases/{case_id}/complete", {
+          params: { path: { case_id } },
+          body: { approval_status },
+        }),
+      ),
+  };
+}
+
+/** A typed client of a running sandbox's control API (`baseUrl` is the sandbox's address). */
+export function createSandboxControl(baseUrl: string, options: { fetch?: typeof fetch } = {}) {
+  const api = createFetchClient<paths>({ baseUrl, ...(options.fetch ? { fetch: options.fetch } : {}) });
+  const control = {
+    /** The openapi-fetch client itself, for anything the helpers below do not cover. */
+    api,
+    /** The virtual time. */
+    clock: () => unwrap(api.GET("/_sandbox/clock")),
+    /**
+     * Advance the virtual clock by an ISO-8601 duration (`PT1H`, `P7D`). Resolves once every timer due
+     * has run and every delivery that fell due has had its attempt answered or timed out, and recorded.
+     */
+    advance: (duration: string) => unwrap(api.POST("/_sandbox/clock/advance", { body: { duration } })),
+    /**
+     * Resolves once every delivery due now has had its attempt answered or timed out, and recorded
+     * (each attempt has a deadline): assert on `deliveries()` after it, without polling.
+     */
+    settled: () => unwrap(api.POST("/_sandbox/settle")),
+    /**
+     * Send one event of the contract (`completed`, `case_completed`, `case.completed`, …) about a
+     * record (`subject`), or one made for it, with members overridden (`set: [{ member:
+     * "verification.status", value: "fail" }]`): refused, and nothing sent, when the payload
+     * breaks the event's schema. Follow it with `settled()` to assert on its deliveries.
+     */
+    trigger: (
+      event: string,
+      options: { subject?: string; set?: SandboxTriggerRequest["set"] | Record<string, unknown> } = {},
+    ) => {
+      const set = Array.isArray(options.set)
+        ? options.set
+        : Object.entries(options.set ?? {}).map(([member, value]) => ({ member, value }));
+      const body: SandboxTriggerRequest = {
+        event,
+        ...(options.subject === undefined ? {} : { subject: options.subject }),
+        ...(set.length > 0 ? { set } : {}),
+      };
+      return unwrap(api.POST("/_sandbox/trigger", { body }));
+    },
+    /**
+     * Forget every record and delivery, and the clock's offset (for a `beforeEach`); the receivers
+     * are kept unless `{ receivers: true }`. Resolves once done (and saved, with --state).
+     */
+    reset: (options: { receivers?: boolean } = {}) =>
+      unwrap(api.POST("/_sandbox/reset", { body: { receivers: options.receivers === true } })),
+    /** Register a receiver: `events` (Basic or Bearer auth) or `workflow` (no credentials). */
+    addReceiver: (body: CreateReceiverRequest) => unwrap(api.POST("/_sandbox/receivers", { body })),
+    /** The dashboard's Test button: posts the test event once; ok on a 2xx or 3xx answer. */
+    testReceiver: (receiver_id: string) =>
+      unwrap(api.POST("/_sandbox/receivers/{receiver_id}/test", { params: { path: { receiver_id } } })),
+    receivers: async () => (await unwrap(api.GET("/_sandbox/receivers"))).receivers,
+    removeReceiver: (receiver_id: string) =>
+      unwrap(api.DELETE("/_sandbox/receivers/{receiver_id}", { params: { path: { receiver_id } } })),
+    /** Deliveries, oldest first, filtered by status, receiver, subject or event. */
+    deliveries: async (query: DeliveryFilter = {}) =>
+      (await unwrap(api.GET("/_sandbox/deliveries", { params: { query } }))).deliveries,
+    delivery: (delivery_id: string) =>
+      unwrap(api.GET("/_sandbox/deliveries/{delivery_id}", { params: { path: { delivery_id } } })),
+    replay: (delivery_id: string) =>
+      unwrap(api.POST("/_sandbox/deliveries/{delivery_id}/replay", { params: { path: { delivery_id } } })),
+    /** Poll the deliveries until one matches (every 50 ms, up to `timeoutMs`, 10 s by default). */
+    async waitForDelivery(
+      match: (delivery: SandboxDelivery) => boolean,
+      query: DeliveryFilter = {},
+      timeoutMs = 10_000,
+    ): Promise<SandboxDelivery> {
+      const until = Date.now() + timeoutMs;
+      for (;;) {
+        const found = (await control.deliveries(query)).find(match);
+        if (found) return found;
+        if (Date.now() > until)
+          throw new Error(`sandbox control: no matching delivery within ${timeoutMs} ms`);
+        await sleep(50);
+      }
+    },
+    biometric: biometricControl(api),
+    workflow: workflowControl(api),
+  };
+  return control;
+}
+
+/** The control helper's type. */
+export type SandboxControl = ReturnType<typeof createSandboxControl>;
