@@ -4,18 +4,18 @@
 // POSTs) or handlers in this process, called with each delivery as a Request.
 import { generateCredentials } from "../src/server/credentials.js";
 import { fetchAdapter } from "../src/server/fetch-adapter.js";
-import { errorBody, sandboxApp } from "./app.js";
+import { errorBody, sandboxApp } from "./http/app.js";
 import {
   createSandboxControl,
   type CreateReceiverRequest,
   type SandboxControl,
   type SandboxReceiver,
 } from "./control/client.js";
-import { type ReceiverHandler, registerReceiverHandler } from "./delivery-post.js";
+import { type ReceiverHandler, registerReceiverHandler } from "./deliveries/post.js";
 import { Sandbox } from "./sandbox.js";
 import { checkSharedOptions, type StartSandboxOptions } from "./start-sandbox.js";
 
-export type { ReceiverHandler } from "./delivery-post.js";
+export type { ReceiverHandler } from "./deliveries/post.js";
 
 /** The address an in-process sandbox answers as when none is given (`.test`: reserved, never resolved). */
 export const IN_PROCESS_URL = "http://sandbox.idv.test";

@@ -6,7 +6,7 @@ import { type Credentials, generateCredentials } from "../src/server/credentials
 import { type Delivery, type Receiver, type ReceiverAuth, receiverAuthProblem } from "./deliveries/queue.js";
 import { receiverUrl } from "./control/handlers.js";
 import { Sandbox } from "./sandbox.js";
-import { serveSandbox } from "./server.js";
+import { serveSandbox } from "./http/server.js";
 import { pointsAtSandbox, SELF_RECEIVER } from "./http/self-address.js";
 import { readState, restoreState, StateFileError, stateSaver } from "./state/file.js";
 import { lockState, type StateLock } from "./state/lock.js";

@@ -1,6 +1,6 @@
 // What the API's thread and the delivery thread say to each other: batches, one message per turn of
 // either's event loop, so that a hundred deliveries cost one message, not a hundred.
-import type { PostOutcome } from "../delivery-post.js";
+import type { PostOutcome } from "./post.js";
 
 /** One POST for the delivery thread to make, on the connections kept for `receiver`. */
 export interface PostOrder {

@@ -9,7 +9,7 @@
 import { ByteBudget } from "../state/byte-budget.js";
 import type { VirtualClock } from "../clock/clock.js";
 import { ATTEMPT_BYTES, DeliveryLog, Fanout, id, webhookId } from "./log.js";
-import { MAX_ANSWER_BYTES } from "../delivery-post.js";
+import { MAX_ANSWER_BYTES } from "./post.js";
 import { Posts } from "./posts.js";
 import { authorization, MAX_RECEIVERS } from "./receivers.js";
 import { backoff, retriesLeft } from "./retry.js";

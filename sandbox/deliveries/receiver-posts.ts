@@ -2,7 +2,7 @@
 // sandbox runs itself where no thread can be started (a permission model that refuses threads).
 import type { Agent } from "node:http";
 import type { PostOrder, ToSender } from "./messages.js";
-import { type PostInFlight, type PostOutcome, postOnce, receiverAgent } from "../delivery-post.js";
+import { type PostInFlight, type PostOutcome, postOnce, receiverAgent } from "./post.js";
 
 export class ReceiverPosts {
   /** Per receiver: its kept connections, its POSTs in flight, and whether it was removed. */

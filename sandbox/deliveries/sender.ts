@@ -6,7 +6,7 @@
 import type { Worker } from "node:worker_threads";
 import { startModuleWorker } from "../../src/worker-thread.js";
 import type { FromSender, ToSender } from "./messages.js";
-import type { PostInFlight, PostOutcome } from "../delivery-post.js";
+import type { PostInFlight, PostOutcome } from "./post.js";
 import { ReceiverPosts } from "./receiver-posts.js";
 
 const NO_ANSWER: PostOutcome = { status: null, error: "connection" };

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createConformanceChecker, exchangeFromHar } from "../../conformance/index.js";
 import { fromRoot } from "../../scripts/lib/paths.js";
 import { Sandbox } from "../../sandbox/sandbox.js";
-import { serveSandbox } from "../../sandbox/server.js";
+import { serveSandbox } from "../../sandbox/http/server.js";
 import type { Listening } from "../../src/server/index.js";
 import { recordingFetch } from "../support/har-recorder.js";
 

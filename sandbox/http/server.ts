@@ -2,14 +2,14 @@
 // the sandbox's answers (app.ts), and the docs site of this version served from its files.
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { createSafeServer, type Listening, listen } from "../src/server/index.js";
-import { nodeRequest, sendServed } from "../src/server/node-adapter.js";
-import { staticFiles } from "../src/server/static-files.js";
+import { createSafeServer, type Listening, listen } from "../../src/server/index.js";
+import { nodeRequest, sendServed } from "../../src/server/node-adapter.js";
+import { staticFiles } from "../../src/server/static-files.js";
 import { DOCS_PREFIX, errorBody, sandboxApp } from "./app.js";
-import type { Sandbox } from "./sandbox.js";
+import type { Sandbox } from "../sandbox.js";
 
 /** The docs site the package ships beside the compiled sandbox (dist/site, built by `npm run build`). */
-const SHIPPED_SITE = fileURLToPath(new URL("../site/", import.meta.url));
+const SHIPPED_SITE = fileURLToPath(new URL("../../site/", import.meta.url));
 
 export interface SandboxServerOptions {
   port?: number;

@@ -1,12 +1,12 @@
 // The sandbox's answers, whatever carries the request (the HTTP server in server.ts, the in-process
 // fetch of createSandbox): the service's operations through the one request pipeline of src/server,
 // then answered from the sandbox's state; the control API under /_sandbox; the captures' files.
-import bundledContract from "../generated/openapi.json" with { type: "json" };
-import { openSchemaCompiler } from "../src/contract/precompiled.js";
-import type { Answer } from "../src/server/answer.js";
-import { isIntegerSegment, readJsonBody, unrouted } from "../src/server/check-request.js";
-import { rejection } from "../src/server/error-body.js";
-import { loadOperations, routeOperation, shapeOfPath } from "../src/server/operations.js";
+import bundledContract from "../../generated/openapi.json" with { type: "json" };
+import { openSchemaCompiler } from "../../src/contract/precompiled.js";
+import type { Answer } from "../../src/server/answer.js";
+import { isIntegerSegment, readJsonBody, unrouted } from "../../src/server/check-request.js";
+import { rejection } from "../../src/server/error-body.js";
+import { loadOperations, routeOperation, shapeOfPath } from "../../src/server/operations.js";
 import {
   type ContractPipeline,
   fromRejection,
@@ -14,19 +14,19 @@ import {
   runContract,
   type Served,
   served,
-} from "../src/server/pipeline.js";
-import { queryRecord } from "../src/server/request-target.js";
-import { answerCapture, CAPTURES_PREFIX } from "./products/biometric/captures.js";
+} from "../../src/server/pipeline.js";
+import { queryRecord } from "../../src/server/request-target.js";
+import { answerCapture, CAPTURES_PREFIX } from "../products/biometric/captures.js";
 import {
   answerControl,
   CONTROL_PREFIX,
   controlError,
   controlOperations,
   describeControlBody,
-} from "./control/handlers.js";
-import type { Sandbox } from "./sandbox.js";
-import { loopRefusal } from "./http/self-address.js";
-import { answerService } from "./products/service.js";
+} from "../control/handlers.js";
+import type { Sandbox } from "../sandbox.js";
+import { loopRefusal } from "./self-address.js";
+import { answerService } from "../products/service.js";
 
 /** Control requests are a few members. */
 const MAX_CONTROL_BODY = 64 * 1024;
