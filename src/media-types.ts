@@ -13,3 +13,9 @@ export const FILE_MEDIA_TYPES: Readonly<Record<string, string>> = {
 /** The preferred file name extension of a media type (no dot), or undefined when it has none here. */
 export const extensionFor = (mediaType: string): string | undefined =>
   Object.keys(FILE_MEDIA_TYPES).find((e) => FILE_MEDIA_TYPES[e] === mediaType);
+
+/** The media type of a file name extension (lower case, no dot); undefined for one not listed, `constructor` included. */
+export const mediaTypeForExtension = (extension: string | undefined): string | undefined =>
+  extension !== undefined && Object.hasOwn(FILE_MEDIA_TYPES, extension)
+    ? FILE_MEDIA_TYPES[extension]
+    : undefined;

@@ -1,4 +1,4 @@
-import { extensionFor, FILE_MEDIA_TYPES as MEDIA_TYPES } from "../media-types.js";
+import { extensionFor, mediaTypeForExtension } from "../media-types.js";
 import type { OperationFacts } from "./facts.js";
 
 type FileLimits = NonNullable<OperationFacts["files"]>[number];
@@ -43,7 +43,7 @@ export function checkFile(
   const declared = mediaTypeOf(file.type);
   const mediaType =
     // The extension's type only when a Blob carries no type of its own.
-    declared && declared !== "application/octet-stream" ? declared : MEDIA_TYPES[extension ?? ""];
+    declared && declared !== "application/octet-stream" ? declared : mediaTypeForExtension(extension);
   if (!mediaType || !mediaTypes.includes(mediaType) || (extension && !extensions.includes(extension))) {
     const what = [mediaType, extension && `.${extension}`].filter(Boolean).join(", ");
     throw new FileRejectedError(
