@@ -154,36 +154,60 @@ export class SchemaWalker {
   walk(node: SchemaNode, value: unknown, sinks: WalkSinks, depth = 0): void {
     // A node all of whose locations were seen has nothing more to record: most walks of a large
     // corpus end here, which keeps coverage within a tenth of the check's own time.
-    if (depth > MAX_DEPTH || node.done[sinks.side] === sinks.epoch()) return;
+    const epoch = sinks.epoch();
+    if (depth <= MAX_DEPTH && node.done[sinks.side] !== epoch) this.visit(node, value, sinks, epoch, depth);
+  }
+
+  /**
+   * One node not done yet. The epoch is read once per walk, and a child is looked at before it is
+   * called: a run is mostly done children, and most of it runs before the JIT has compiled the walk.
+   */
+  private visit(node: SchemaNode, value: unknown, sinks: WalkSinks, epoch: number, depth: number): void {
+    const side = sinks.side;
     if ((++node.visits & 15) === 0 && this.isDone(node, sinks)) {
-      node.done[sinks.side] = sinks.epoch();
+      node.done[side] = epoch;
       return;
     }
-    for (const gap of node.gaps) sinks.gaps.add(gap);
+    const next = depth + 1;
+    // Past the depth bound, what this node holds is still recorded, but nothing below it is walked.
+    const deeper = next <= MAX_DEPTH;
+    const { gaps, allOf, branches } = node;
+    for (let i = 0; i < gaps.length; i++) sinks.gaps.add(gaps[i] as string);
     if (node.enumValues !== undefined && isPrimitive(value)) {
       const location = node.enumValues.get(value);
       if (location !== undefined) sinks.enums.add(location);
     }
-    for (const part of node.allOf) this.walk(part, value, sinks, depth + 1);
-    for (const branch of node.branches) {
+    for (let i = 0; i < allOf.length && deeper; i++) {
+      const part = allOf[i] as SchemaNode;
+      if (part.done[side] !== epoch) this.visit(part, value, sinks, epoch, next);
+    }
+    for (let i = 0; i < branches.length; i++) {
+      const branch = branches[i] as SchemaNode["branches"][number];
       if (!fits(branch.facts, value)) continue;
       sinks.branches.add(branch.location);
-      this.walk(branch.node, value, sinks, depth + 1);
+      if (deeper && branch.node.done[side] !== epoch) this.visit(branch.node, value, sinks, epoch, next);
     }
     if (value === null || typeof value !== "object") return;
     if (Array.isArray(value)) {
-      for (const items of node.items) for (const item of value) this.walk(items, item, sinks, depth + 1);
+      for (let i = 0; i < node.items.length && deeper; i++) {
+        const items = node.items[i] as SchemaNode;
+        // Done can only come once in an epoch: the rest of the array has nothing more for it.
+        for (let j = 0; j < value.length && items.done[side] !== epoch; j++)
+          this.visit(items, value[j], sinks, epoch, next);
+      }
       return;
     }
-    const epoch = sinks.epoch();
-    for (const member of node.members) {
+    const members = node.members;
+    for (let i = 0; i < members.length; i++) {
+      const member = members[i] as SchemaNode["members"][number];
       if (!Object.hasOwn(value, member.name)) continue;
       // Marked on the member, so that a member met again costs no lookup in the set.
-      if (member.marks[sinks.side] !== epoch) {
-        member.marks[sinks.side] = epoch;
+      if (member.marks[side] !== epoch) {
+        member.marks[side] = epoch;
         sinks.members.add(member.location);
       }
-      this.walk(member.node, (value as Record<string, unknown>)[member.name], sinks, depth + 1);
+      if (deeper && member.node.done[side] !== epoch)
+        this.visit(member.node, (value as Record<string, unknown>)[member.name], sinks, epoch, next);
     }
   }
 

@@ -99,6 +99,20 @@ describe("the walk of a value through its schema", () => {
       { numRuns: 50 },
     );
   });
+  it("records what a node at the depth bound holds, and walks nothing below it", () => {
+    // A chain of 80 schemas, each naming the next: a value as deep reaches the first 65 (depths 0 to 64).
+    const schemas: Record<string, unknown> = {};
+    for (let i = 0; i < 80; i++)
+      schemas[`L${i}`] = { type: "object", properties: { next: { $ref: `#/components/schemas/L${i + 1}` } } };
+    const chain = new SchemaWalker({ components: { schemas } });
+    let value: unknown = {};
+    for (let i = 0; i < 80; i++) value = { next: value };
+    const s = sinks();
+    chain.walk(chain.at("/components/schemas/L0"), value, s);
+    expect(s.members.size).toBe(65);
+    expect(s.members.has("/components/schemas/L64/properties/next")).toBe(true);
+    expect(s.members.has("/components/schemas/L65/properties/next")).toBe(false);
+  });
 });
 
 describe("webhook deliveries", () => {
