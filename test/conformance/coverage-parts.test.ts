@@ -6,12 +6,15 @@ import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
 import { SchemaWalker, type WalkSinks } from "../../conformance/coverage/schema-walk.js";
 import { SeenLocations } from "../../conformance/coverage/seen.js";
+import { httpUniverse } from "../../conformance/coverage/universe.js";
+import { webhookUniverse } from "../../conformance/coverage/webhook-universe.js";
+import { openConformanceChecker } from "../../conformance/run/open-checker.js";
 import { parseReport } from "../../conformance/coverage/read-report.js";
 import { createWebhookChecker } from "../../conformance/checks/webhooks.js";
 import type { Exchange } from "../../conformance/traffic/exchange.js";
 import { InputError } from "../../conformance/traffic/input-error.js";
 import { messageExamples } from "../../scripts/contract/asyncapi-validate.js";
-import { loadAsyncApi } from "../support/contract.js";
+import { loadAsyncApi, loadOpenApi } from "../support/contract.js";
 import { containsCanary, PROTOTYPE_KEYS } from "../support/hostile.js";
 import { tempDir, writeNdjson } from "./support/cli.js";
 import { examples } from "./support/exchanges.js";
@@ -141,6 +144,29 @@ describe("webhook deliveries", () => {
     expect([...seen.of("events")]).toEqual([`/channels/biometricWebhook/messages/${example.message}`]);
     expect(seen.of("members").size).toBeGreaterThan(0);
     for (const location of seen.of("members")) expect(location).toMatch(/\/properties\/[^/]+$/);
+  });
+});
+
+describe("a report's universe", () => {
+  it("is the same made from what a run's hooks built as from the contract alone", async () => {
+    const document = loadOpenApi();
+    const checker = await openConformanceChecker({ spec: document, coverage: new SeenLocations() });
+    for (const { exchange } of examples) checker.checkExchange(exchange);
+    expect(httpUniverse(document)).toEqual(httpUniverse(structuredClone(document)));
+    const asyncapi = loadAsyncApi();
+    const hooks = await createWebhookChecker({ spec: asyncapi, coverage: new SeenLocations() });
+    for (const example of messageExamples(asyncapi))
+      hooks.checkDelivery({
+        index: 0,
+        request: {
+          method: "POST",
+          path: "/hooks",
+          query: {},
+          headers: { "content-type": "application/json" },
+          body: { kind: "text", text: JSON.stringify(example.payload) },
+        },
+      });
+    expect(webhookUniverse(asyncapi)).toEqual(webhookUniverse(structuredClone(asyncapi)));
   });
 });
 
