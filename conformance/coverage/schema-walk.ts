@@ -45,6 +45,10 @@ export interface WalkSinks {
   gaps: Set<string>;
 }
 
+// Most tokens have nothing to escape: the test costs less than the two replacements.
+const escaped = (key: string): string => (key.includes("~") || key.includes("/") ? escapeToken(key) : key);
+const unescaped = (token: string): string => (token.includes("~") ? unescapeToken(token) : token);
+
 const isPrimitive = (v: unknown) => v === null || (typeof v !== "object" && typeof v !== "function");
 
 /** The schema nodes of one document, built once per location. */
@@ -59,23 +63,34 @@ export class SchemaWalker {
 
   private readonly gapsMemo = new Map<string, string[]>();
 
-  /** The `x-gap` locations at or above a location. */
+  /**
+   * The `x-gap` locations at or above a location. Those above are its parent's, looked up once for all
+   * the locations under it (the lists are shared: never changed).
+   */
   gapsAt(pointer: string): string[] {
-    let out = this.gapsMemo.get(pointer);
-    if (out === undefined) {
-      out = this.findGaps(pointer);
-      this.gapsMemo.set(pointer, out);
+    const known = this.gapsMemo.get(pointer);
+    if (known !== undefined) return known;
+    // Up to the nearest location already looked up (or the top), then down again, each step adding its
+    // own gap. A loop, not recursion: a pointer may come from a `$ref` of any length.
+    const todo: string[] = [];
+    let above: string[] = [];
+    for (let at = pointer; ;) {
+      const memo = this.gapsMemo.get(at);
+      if (memo !== undefined) {
+        above = memo;
+        break;
+      }
+      todo.push(at);
+      const cut = at.lastIndexOf("/");
+      if (cut <= 0) break;
+      at = at.slice(0, cut);
     }
-    return out;
-  }
-
-  private findGaps(pointer: string): string[] {
-    const out: string[] = [];
-    if (this.gapLocations.size === 0) return out;
-    for (let end = pointer.indexOf("/", 1); end !== -1; end = pointer.indexOf("/", end + 1))
-      if (this.gapLocations.has(pointer.slice(0, end))) out.push(pointer.slice(0, end));
-    if (this.gapLocations.has(pointer)) out.push(pointer);
-    return out;
+    for (let i = todo.length - 1; i >= 0; i--) {
+      const at = todo[i] as string;
+      if (this.gapLocations.has(at)) above = [...above, at];
+      this.gapsMemo.set(at, above);
+    }
+    return above;
   }
 
   /** The node of the schema at `pointer` in the document. */
@@ -83,7 +98,7 @@ export class SchemaWalker {
     const schema = pointer
       .slice(1)
       .split("/")
-      .map(unescapeToken)
+      .map(unescaped)
       .reduce((n: Json, k) => ownMember(n, k), this.document);
     return this.node(schema, pointer);
   }
@@ -126,7 +141,7 @@ export class SchemaWalker {
     const properties = ownMember(s, "properties");
     if (properties && typeof properties === "object")
       for (const name of Object.keys(properties)) {
-        const location = `${at}/properties/${escapeToken(name)}`;
+        const location = `${at}/properties/${escaped(name)}`;
         const member = { name, location, node: this.node(properties[name], location, depth), marks: [0, 0] };
         node.members.push(member);
       }

@@ -102,6 +102,29 @@ describe("the walk of a value through its schema", () => {
       { numRuns: 50 },
     );
   });
+  it("finds the x-gap locations at and above any location, whatever was looked up before", () => {
+    const segment = fc.constantFrom("a", "b", "~1", "");
+    const pointer = fc.array(segment, { maxLength: 6 }).map((s) => s.map((t) => `/${t}`).join(""));
+    fc.assert(
+      fc.property(
+        fc.array(pointer, { maxLength: 8 }),
+        fc.array(pointer, { maxLength: 12 }),
+        (gaps, asked) => {
+          const gapWalker = new SchemaWalker({}, new Set(gaps));
+          for (const p of asked) {
+            const prefixes = [...p.matchAll(/\//g)].map((m) => p.slice(0, m.index)).filter((x) => x !== "");
+            const want = [...prefixes, p].filter((x) => gaps.includes(x));
+            expect(gapWalker.gapsAt(p)).toEqual(want);
+          }
+        },
+      ),
+      { numRuns: 300 },
+    );
+    // A pointer of any length is looked up without recursion.
+    const deep = "/a".repeat(100_000);
+    expect(new SchemaWalker({}, new Set(["/a", deep])).gapsAt(deep)).toEqual(["/a", deep]);
+  });
+
   it("records what a node at the depth bound holds, and walks nothing below it", () => {
     // A chain of 80 schemas, each naming the next: a value as deep reaches the first 65 (depths 0 to 64).
     const schemas: Record<string, unknown> = {};
