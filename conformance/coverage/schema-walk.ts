@@ -9,6 +9,8 @@ import type { Json } from "../../src/contract/json.js";
 
 /** The deepest a value is walked: deeper members are not counted (recursion over input is bounded). */
 const MAX_DEPTH = 64;
+/** How many levels below a node the check of whether it is done looks at children not yet marked. */
+const DONE_LOOKAHEAD = 4;
 
 /** One schema, `$ref`s followed, with what the walk needs of it. */
 export interface SchemaNode {
@@ -226,10 +228,18 @@ export class SchemaWalker {
     }
   }
 
-  /** Whether everything below a node was seen (its children looked at only if done already). */
-  private isDone(node: SchemaNode, sinks: WalkSinks): boolean {
+  /**
+   * Whether everything below a node was seen. A child not marked done yet is looked at too, a few levels
+   * down (a child met rarely would otherwise keep its parents from ever being done), and marked when it is.
+   */
+  private isDone(node: SchemaNode, sinks: WalkSinks, depth = 0): boolean {
     const epoch = sinks.epoch();
-    const childDone = (child: SchemaNode) => child.empty || child.done[sinks.side] === epoch;
+    const childDone = (child: SchemaNode): boolean => {
+      if (child.empty || child.done[sinks.side] === epoch) return true;
+      if (depth >= DONE_LOOKAHEAD || !this.isDone(child, sinks, depth + 1)) return false;
+      child.done[sinks.side] = epoch;
+      return true;
+    };
     if (node.enumValues !== undefined && node.enumValues.size !== node.enumLocations.length) return false;
     return (
       node.gaps.every((g) => sinks.gaps.has(g)) &&

@@ -102,6 +102,57 @@ describe("the walk of a value through its schema", () => {
       { numRuns: 50 },
     );
   });
+  it("records over many values what a fresh walk of each records (skipping what is done loses nothing)", () => {
+    // Every location of this one can be seen (no cycle, no enum value that is an object): its nodes get done.
+    const doneable = structuredClone(document) as Record<string, any>;
+    doneable.components.schemas.Kind.enum = ["person", "company"];
+    doneable.components.schemas.Entry.properties.children.items = {
+      type: "object",
+      properties: { name: { type: "string" }, kind: { $ref: "#/components/schemas/Kind" } },
+    };
+    // Some members and values only come late: a node done too early would miss them.
+    const entry = (late: boolean) =>
+      fc.record(
+        {
+          kind: late
+            ? fc.constantFrom("person", "company", "other", 3)
+            : fc.constantFrom("person", "company"),
+          score: late ? fc.oneof(fc.integer(), fc.constantFrom("not-found", "found")) : fc.integer(),
+          children: fc.array(
+            late
+              ? fc.record(
+                  { name: fc.string(), kind: fc.constantFrom("person", "company") },
+                  { requiredKeys: [] },
+                )
+              : fc.record({ kind: fc.constantFrom("person", "company") }),
+            { maxLength: 3 },
+          ),
+        },
+        { requiredKeys: [] },
+      );
+    const entryAt = "/components/schemas/Entry";
+    fc.assert(
+      fc.property(
+        fc.array(entry(false), { maxLength: 80 }),
+        fc.array(entry(true), { maxLength: 5 }),
+        (early, late) => {
+          const values = [...early, ...late];
+          const shared = new SchemaWalker(doneable, new Set([entryAt]));
+          const once = sinks();
+          for (const value of values) shared.walk(shared.at(entryAt), value, once);
+          const each = sinks();
+          for (const value of values) {
+            const fresh = new SchemaWalker(doneable, new Set([entryAt]));
+            fresh.walk(fresh.at(entryAt), value, each);
+          }
+          for (const kind of ["members", "branches", "enums", "gaps"] as const)
+            expect([...once[kind]].sort(), kind).toEqual([...each[kind]].sort());
+        },
+      ),
+      { numRuns: 100 },
+    );
+  });
+
   it("finds the x-gap locations at and above any location, whatever was looked up before", () => {
     const segment = fc.constantFrom("a", "b", "~1", "");
     const pointer = fc.array(segment, { maxLength: 6 }).map((s) => s.map((t) => `/${t}`).join(""));
