@@ -108,8 +108,10 @@ async function child(mode: Mode, corpus: string): Promise<void> {
   const lines = readFileSync(corpus, "utf8").split("\n").filter(Boolean);
   const { openConformanceChecker, exchangeFromNdjson } = await import("../conformance/index.js");
   const { SeenLocations } = await import("../conformance/coverage/seen.js");
+  // What the CLI loads for a plain check too (its flags and its summary), loaded before the clock in
+  // both modes; the modules only coverage needs are loaded on the clock, as the CLI loads them.
+  await import("../conformance/coverage/summary.js");
   const exchanges = lines.map((line, i) => exchangeFromNdjson(JSON.parse(line), i, i + 1));
-  // Loaded on the clock, as the CLI loads them when coverage is asked for.
   const start = process.cpuUsage();
   const seen = mode === "coverage" ? new SeenLocations() : undefined;
   const checker = await openConformanceChecker({ coverage: seen });

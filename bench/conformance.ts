@@ -143,7 +143,8 @@ async function main(): Promise<void> {
     log(`mixed corpus (${entries.length} exchanges)`);
     const mixed = measureCorpus(dist, corpusFile, entries, ROUNDS, log);
     log(`check beside check --coverage, on the mixed corpus`);
-    const coverage = measureCoverage(dist, dir, corpusFile, entries.length, ROUNDS, log);
+    // Twice the rounds: a run is short, and what coverage adds is small beside the rounds' spread.
+    const coverage = measureCoverage(dist, dir, corpusFile, entries.length, 2 * ROUNDS, log);
 
     log("time to first verdict, paired with node -e");
     const first = await measureFirstVerdict(dist, dir, oneFile);
