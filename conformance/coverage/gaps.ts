@@ -14,17 +14,28 @@ function gapLocations(document: Json, roots: string[]): Set<string> {
   const known = document && typeof document === "object" ? found.get(document) : undefined;
   if (known) return known;
   const out = new Set<string>();
-  const visit = (node: Json, pointer: string, depth: number) => {
-    if (node === null || typeof node !== "object" || depth > MAX_GAP_DEPTH) return;
-    if (!Array.isArray(node) && Object.hasOwn(node, "x-gap")) out.add(pointer);
+  // The keys on the way down: a pointer is spelled only for the few objects that carry a gap (the
+  // search runs when a run with coverage opens, over the whole contract).
+  const path: string[] = [];
+  const visit = (node: Json, depth: number) => {
+    if (!Array.isArray(node) && Object.hasOwn(node, "x-gap")) out.add(`/${path.map(escapeToken).join("/")}`);
+    if (depth === MAX_GAP_DEPTH) return;
     for (const key of Object.keys(node)) {
-      if (key === "x-gap") continue;
-      visit(node[key], `${pointer}/${escapeToken(key)}`, depth + 1);
+      const child = node[key];
+      if (key === "x-gap" || child === null || typeof child !== "object") continue;
+      path.push(key);
+      visit(child, depth + 1);
+      path.pop();
     }
   };
   for (const root of roots)
-    if (document && typeof document === "object" && Object.hasOwn(document, root))
-      visit(document[root], `/${root}`, 0);
+    if (document && typeof document === "object" && Object.hasOwn(document, root)) {
+      const node = document[root];
+      if (node === null || typeof node !== "object") continue;
+      path.push(root);
+      visit(node, 0);
+      path.pop();
+    }
   if (document && typeof document === "object") found.set(document, out);
   return out;
 }

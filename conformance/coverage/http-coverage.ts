@@ -11,6 +11,7 @@ import type {
 import { type SchemaNode, SchemaWalker, type WalkSinks } from "./schema-walk.js";
 import type { SeenLocations } from "./seen.js";
 import { httpGapLocations } from "./gaps.js";
+import { httpBuilt } from "./built.js";
 
 /** Which kind a schema walk's members count as. */
 type Side = "request" | "response";
@@ -21,22 +22,27 @@ export class HttpCoverage {
   private readonly sinks: Record<Side, WalkSinks>;
   /** The schema node of each schema pointer, looked up once. */
   private readonly roots = new Map<string, SchemaNode>();
-  private readonly operations: Set<string>;
-  private readonly statuses: Set<string>;
+  /** The sets of `seen` the hooks add to, fetched once: a hook costs a set's `add`, not a lookup of its kind. */
+  private readonly reached: Record<"operations" | "statuses" | "security" | "parameters", Set<string>>;
 
   constructor(
     model: ContractModel,
     readonly seen: SeenLocations,
   ) {
     this.walker = new SchemaWalker(model.document, httpGapLocations(model.document));
+    httpBuilt.keep(model.document, { model, walker: this.walker });
     const shared = {
       epoch: () => seen.epoch,
       branches: seen.of("branches"),
       enums: seen.of("enums"),
       gaps: seen.of("gaps"),
     };
-    this.operations = seen.of("operations");
-    this.statuses = seen.of("statuses");
+    this.reached = {
+      operations: seen.of("operations"),
+      statuses: seen.of("statuses"),
+      security: seen.of("security"),
+      parameters: seen.of("parameters"),
+    };
     this.sinks = {
       request: { ...shared, side: 0, members: seen.of("request-members") },
       response: { ...shared, side: 1, members: seen.of("response-members") },
@@ -53,17 +59,19 @@ export class HttpCoverage {
   }
 
   operation(op: OperationModel): void {
-    this.operations.add(op.pointer);
+    this.reached.operations.add(op.pointer);
   }
 
   /** The alternative of the operation's security requirement an exchange met. */
   security(op: OperationModel, alternative: number): void {
-    for (const scheme of op.securitySchemes[alternative] ?? []) this.seen.add("security", scheme);
+    const schemes = op.securitySchemes[alternative];
+    if (schemes === undefined) return;
+    for (let i = 0; i < schemes.length; i++) this.reached.security.add(schemes[i] as string);
   }
 
   /** A parameter sent, with its value as its schema judged it. */
   parameter(op: OperationModel, parameter: ParameterModel, value: unknown): void {
-    this.seen.add("parameters", parameter.pointer);
+    this.reached.parameters.add(parameter.pointer);
     if (!parameter.schemaPointer) return;
     this.walker.walk(this.root(parameter.schemaPointer), value, this.sinks.request);
   }
@@ -74,13 +82,14 @@ export class HttpCoverage {
   }
 
   status(response: ResponseModel): void {
-    this.statuses.add(response.location);
+    this.reached.statuses.add(response.location);
     // A response reached through its `$ref` touches the gaps of the component it leads to.
-    for (const gap of this.walker.gapsAt(response.pointer)) this.sinks.response.gaps.add(gap);
+    const gaps = this.walker.gapsAt(response.pointer);
+    for (let i = 0; i < gaps.length; i++) this.sinks.response.gaps.add(gaps[i] as string);
   }
 
   responseHeader(header: HeaderModel, value: string): void {
-    this.seen.add("response-members", header.location);
+    this.sinks.response.members.add(header.location);
     if (header.schemaPointer) this.walker.walk(this.root(header.schemaPointer), value, this.sinks.response);
   }
 

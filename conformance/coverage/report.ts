@@ -35,9 +35,9 @@ export const kindsOf = (command: "check" | "webhooks"): readonly CoverageKind[] 
 export const percentOf = (covered: number, total: number): number =>
   total === 0 ? 100 : Math.floor((covered * 1000) / total) / 10;
 
-// Sorted by code unit, not locale: the same on every machine.
-const sorted = (values: Iterable<string>): string[] =>
-  [...values].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+// Sorted by code unit, not locale: the same on every machine. (The default order of `sort` is by UTF-16
+// code unit; without a comparator it calls no JavaScript per comparison.)
+const sorted = (values: Iterable<string>): string[] => [...values].sort();
 
 /** A kind's coverage from everything it counts and what of it was reached. */
 function kindCoverage(all: Set<string>, reached: (location: string) => boolean): KindCoverage {

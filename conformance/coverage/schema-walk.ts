@@ -9,6 +9,8 @@ import type { Json } from "../../src/contract/json.js";
 
 /** The deepest a value is walked: deeper members are not counted (recursion over input is bounded). */
 const MAX_DEPTH = 64;
+/** How many levels below a node the check of whether it is done looks at children not yet marked. */
+const DONE_LOOKAHEAD = 4;
 
 /** One schema, `$ref`s followed, with what the walk needs of it. */
 export interface SchemaNode {
@@ -45,6 +47,10 @@ export interface WalkSinks {
   gaps: Set<string>;
 }
 
+// Most tokens have nothing to escape: the test costs less than the two replacements.
+const escaped = (key: string): string => (key.includes("~") || key.includes("/") ? escapeToken(key) : key);
+const unescaped = (token: string): string => (token.includes("~") ? unescapeToken(token) : token);
+
 const isPrimitive = (v: unknown) => v === null || (typeof v !== "object" && typeof v !== "function");
 
 /** The schema nodes of one document, built once per location. */
@@ -59,23 +65,34 @@ export class SchemaWalker {
 
   private readonly gapsMemo = new Map<string, string[]>();
 
-  /** The `x-gap` locations at or above a location. */
+  /**
+   * The `x-gap` locations at or above a location. Those above are its parent's, looked up once for all
+   * the locations under it (the lists are shared: never changed).
+   */
   gapsAt(pointer: string): string[] {
-    let out = this.gapsMemo.get(pointer);
-    if (out === undefined) {
-      out = this.findGaps(pointer);
-      this.gapsMemo.set(pointer, out);
+    const known = this.gapsMemo.get(pointer);
+    if (known !== undefined) return known;
+    // Up to the nearest location already looked up (or the top), then down again, each step adding its
+    // own gap. A loop, not recursion: a pointer may come from a `$ref` of any length.
+    const todo: string[] = [];
+    let above: string[] = [];
+    for (let at = pointer; ;) {
+      const memo = this.gapsMemo.get(at);
+      if (memo !== undefined) {
+        above = memo;
+        break;
+      }
+      todo.push(at);
+      const cut = at.lastIndexOf("/");
+      if (cut <= 0) break;
+      at = at.slice(0, cut);
     }
-    return out;
-  }
-
-  private findGaps(pointer: string): string[] {
-    const out: string[] = [];
-    if (this.gapLocations.size === 0) return out;
-    for (let end = pointer.indexOf("/", 1); end !== -1; end = pointer.indexOf("/", end + 1))
-      if (this.gapLocations.has(pointer.slice(0, end))) out.push(pointer.slice(0, end));
-    if (this.gapLocations.has(pointer)) out.push(pointer);
-    return out;
+    for (let i = todo.length - 1; i >= 0; i--) {
+      const at = todo[i] as string;
+      if (this.gapLocations.has(at)) above = [...above, at];
+      this.gapsMemo.set(at, above);
+    }
+    return above;
   }
 
   /** The node of the schema at `pointer` in the document. */
@@ -83,7 +100,7 @@ export class SchemaWalker {
     const schema = pointer
       .slice(1)
       .split("/")
-      .map(unescapeToken)
+      .map(unescaped)
       .reduce((n: Json, k) => ownMember(n, k), this.document);
     return this.node(schema, pointer);
   }
@@ -126,7 +143,7 @@ export class SchemaWalker {
     const properties = ownMember(s, "properties");
     if (properties && typeof properties === "object")
       for (const name of Object.keys(properties)) {
-        const location = `${at}/properties/${escapeToken(name)}`;
+        const location = `${at}/properties/${escaped(name)}`;
         const member = { name, location, node: this.node(properties[name], location, depth), marks: [0, 0] };
         node.members.push(member);
       }
@@ -154,43 +171,75 @@ export class SchemaWalker {
   walk(node: SchemaNode, value: unknown, sinks: WalkSinks, depth = 0): void {
     // A node all of whose locations were seen has nothing more to record: most walks of a large
     // corpus end here, which keeps coverage within a tenth of the check's own time.
-    if (depth > MAX_DEPTH || node.done[sinks.side] === sinks.epoch()) return;
+    const epoch = sinks.epoch();
+    if (depth <= MAX_DEPTH && node.done[sinks.side] !== epoch) this.visit(node, value, sinks, epoch, depth);
+  }
+
+  /**
+   * One node not done yet. The epoch is read once per walk, and a child is looked at before it is
+   * called: a run is mostly done children, and most of it runs before the JIT has compiled the walk.
+   */
+  private visit(node: SchemaNode, value: unknown, sinks: WalkSinks, epoch: number, depth: number): void {
+    const side = sinks.side;
     if ((++node.visits & 15) === 0 && this.isDone(node, sinks)) {
-      node.done[sinks.side] = sinks.epoch();
+      node.done[side] = epoch;
       return;
     }
-    for (const gap of node.gaps) sinks.gaps.add(gap);
+    const next = depth + 1;
+    // Past the depth bound, what this node holds is still recorded, but nothing below it is walked.
+    const deeper = next <= MAX_DEPTH;
+    const { gaps, allOf, branches } = node;
+    for (let i = 0; i < gaps.length; i++) sinks.gaps.add(gaps[i] as string);
     if (node.enumValues !== undefined && isPrimitive(value)) {
       const location = node.enumValues.get(value);
       if (location !== undefined) sinks.enums.add(location);
     }
-    for (const part of node.allOf) this.walk(part, value, sinks, depth + 1);
-    for (const branch of node.branches) {
+    for (let i = 0; i < allOf.length && deeper; i++) {
+      const part = allOf[i] as SchemaNode;
+      if (part.done[side] !== epoch) this.visit(part, value, sinks, epoch, next);
+    }
+    for (let i = 0; i < branches.length; i++) {
+      const branch = branches[i] as SchemaNode["branches"][number];
       if (!fits(branch.facts, value)) continue;
       sinks.branches.add(branch.location);
-      this.walk(branch.node, value, sinks, depth + 1);
+      if (deeper && branch.node.done[side] !== epoch) this.visit(branch.node, value, sinks, epoch, next);
     }
     if (value === null || typeof value !== "object") return;
     if (Array.isArray(value)) {
-      for (const items of node.items) for (const item of value) this.walk(items, item, sinks, depth + 1);
+      for (let i = 0; i < node.items.length && deeper; i++) {
+        const items = node.items[i] as SchemaNode;
+        // Done can only come once in an epoch: the rest of the array has nothing more for it.
+        for (let j = 0; j < value.length && items.done[side] !== epoch; j++)
+          this.visit(items, value[j], sinks, epoch, next);
+      }
       return;
     }
-    const epoch = sinks.epoch();
-    for (const member of node.members) {
+    const members = node.members;
+    for (let i = 0; i < members.length; i++) {
+      const member = members[i] as SchemaNode["members"][number];
       if (!Object.hasOwn(value, member.name)) continue;
       // Marked on the member, so that a member met again costs no lookup in the set.
-      if (member.marks[sinks.side] !== epoch) {
-        member.marks[sinks.side] = epoch;
+      if (member.marks[side] !== epoch) {
+        member.marks[side] = epoch;
         sinks.members.add(member.location);
       }
-      this.walk(member.node, (value as Record<string, unknown>)[member.name], sinks, depth + 1);
+      if (deeper && member.node.done[side] !== epoch)
+        this.visit(member.node, (value as Record<string, unknown>)[member.name], sinks, epoch, next);
     }
   }
 
-  /** Whether everything below a node was seen (its children looked at only if done already). */
-  private isDone(node: SchemaNode, sinks: WalkSinks): boolean {
+  /**
+   * Whether everything below a node was seen. A child not marked done yet is looked at too, a few levels
+   * down (a child met rarely would otherwise keep its parents from ever being done), and marked when it is.
+   */
+  private isDone(node: SchemaNode, sinks: WalkSinks, depth = 0): boolean {
     const epoch = sinks.epoch();
-    const childDone = (child: SchemaNode) => child.empty || child.done[sinks.side] === epoch;
+    const childDone = (child: SchemaNode): boolean => {
+      if (child.empty || child.done[sinks.side] === epoch) return true;
+      if (depth >= DONE_LOOKAHEAD || !this.isDone(child, sinks, depth + 1)) return false;
+      child.done[sinks.side] = epoch;
+      return true;
+    };
     if (node.enumValues !== undefined && node.enumValues.size !== node.enumLocations.length) return false;
     return (
       node.gaps.every((g) => sinks.gaps.has(g)) &&

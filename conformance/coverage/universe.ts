@@ -1,11 +1,13 @@
 // Everything a coverage report counts of a contract: the locations each kind could reach, worked out
-// from the contract alone (the main thread of a run has no checker of its own). The AsyncAPI side is
-// webhook-universe.ts: its model loads ajv, which `check` does not need.
+// from the contract alone (the main thread of a run with workers has no checker of its own; a run
+// without reuses what its hooks built, see built.ts). The AsyncAPI side is webhook-universe.ts: its
+// model loads ajv, which `check` does not need.
 import { ContractModel, type Json } from "../checks/contract-model.js";
 import { contractDigest } from "../../src/contract/precompiled.js";
 import { SchemaWalker } from "./schema-walk.js";
 import type { CoverageKind } from "./seen.js";
 import { httpGapLocations } from "./gaps.js";
+import { httpBuilt } from "./built.js";
 
 /** Which contract a report is of: enough to refuse merging reports of different contracts. */
 export interface ContractIdentity {
@@ -32,12 +34,16 @@ export function identityOf(document: Json, format: ContractIdentity["format"]): 
 
 /** What a `check` coverage report counts of an OpenAPI contract. */
 export function httpUniverse(document: Json): Universe {
-  const model = new ContractModel(document, {
-    validator: () => {
-      throw new Error("the universe of a contract validates nothing");
-    },
-  });
-  const walker = new SchemaWalker(document);
+  // The run's hooks built most of it already, when they checked this very document in this thread.
+  const built = httpBuilt.of(document);
+  const model =
+    built?.model ??
+    new ContractModel(document, {
+      validator: () => {
+        throw new Error("the universe of a contract validates nothing");
+      },
+    });
+  const walker = built?.walker ?? new SchemaWalker(document);
   const request = [];
   const response = [];
   const kinds: Universe = new Map(

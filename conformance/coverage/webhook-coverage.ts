@@ -4,6 +4,7 @@ import type { AsyncApiModel, MessageModel } from "../checks/asyncapi-model.js";
 import { type SchemaNode, SchemaWalker, type WalkSinks } from "./schema-walk.js";
 import type { SeenLocations } from "./seen.js";
 import { webhookGapLocations } from "./gaps.js";
+import { webhookBuilt } from "./built.js";
 
 /** Records what each checked delivery reached of an AsyncAPI contract. */
 export class WebhookCoverage {
@@ -16,6 +17,7 @@ export class WebhookCoverage {
     private readonly seen: SeenLocations,
   ) {
     this.walker = new SchemaWalker(model.document, webhookGapLocations(model.document));
+    webhookBuilt.keep(model.document, { model, walker: this.walker });
     this.sinks = {
       side: 0,
       epoch: () => seen.epoch,

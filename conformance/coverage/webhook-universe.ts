@@ -2,14 +2,17 @@
 import { AsyncApiModel } from "../checks/asyncapi-model.js";
 import type { Json } from "../checks/contract-model.js";
 import { webhookGapLocations } from "./gaps.js";
+import { webhookBuilt } from "./built.js";
 import { SchemaWalker } from "./schema-walk.js";
 import type { CoverageKind } from "./seen.js";
 import type { Universe } from "./universe.js";
 
 /** What a `webhooks` coverage report counts of an AsyncAPI contract. */
 export function webhookUniverse(document: Json): Universe {
-  const model = new AsyncApiModel(document);
-  const walker = new SchemaWalker(document);
+  // The run's hooks built most of it already, when they checked this very document in this thread.
+  const built = webhookBuilt.of(document);
+  const model = built?.model ?? new AsyncApiModel(document);
+  const walker = built?.walker ?? new SchemaWalker(document);
   const payloads = model.messages.flatMap((m) => (m.payloadPointer ? [walker.at(m.payloadPointer)] : []));
   const reached = walker.reachable(payloads);
   return new Map<CoverageKind, Set<string>>([
