@@ -26,6 +26,8 @@ export async function callOperation(
   template: string,
   headers: Record<string, string> = {},
   body?: unknown,
+  /** More of the client's init: `parseAs` for a caller that judges the recorded bytes, not the parsed body. */
+  more: Record<string, unknown> = {},
 ) {
   const params = {
     path: Object.fromEntries(
@@ -36,7 +38,7 @@ export async function callOperation(
     ),
   };
   const { form, body: example } = requestFor(ops.find((o) => o.path === template && o.method === method)?.op);
-  const init: Record<string, unknown> = { params, headers };
+  const init: Record<string, unknown> = { params, headers, ...more };
   if (form) {
     const data = new FormData();
     data.set("file", pdf());
