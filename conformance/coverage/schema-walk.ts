@@ -61,38 +61,35 @@ export class SchemaWalker {
   constructor(
     private readonly document: Json,
     private readonly gapLocations: Set<string> = new Set(),
-  ) {}
+  ) {
+    this.gapLengths = new Set([...gapLocations].map((gap) => gap.length));
+  }
 
   private readonly gapsMemo = new Map<string, string[]>();
+  /** The lengths of the gap locations: a prefix of another length cannot be one. */
+  private readonly gapLengths: ReadonlySet<number>;
 
   /**
-   * The `x-gap` locations at or above a location. Those above are its parent's, looked up once for all
-   * the locations under it (the lists are shared: never changed).
+   * The `x-gap` locations at or above a location, outermost first; remembered per location (the
+   * lists are shared: never changed).
    */
   gapsAt(pointer: string): string[] {
     const known = this.gapsMemo.get(pointer);
     if (known !== undefined) return known;
-    // Up to the nearest location already looked up (or the top), then down again, each step adding its
-    // own gap. A loop, not recursion: a pointer may come from a `$ref` of any length.
-    const todo: string[] = [];
-    let above: string[] = [];
-    for (let at = pointer; ;) {
-      const memo = this.gapsMemo.get(at);
-      if (memo !== undefined) {
-        above = memo;
-        break;
+    // One pass over the pointer's own prefixes, cut only at the lengths some gap has: a pointer may
+    // come from a `$ref` of any length, and keeping each of its prefixes would cost its length squared.
+    const found: string[] = [];
+    if (this.gapLengths.size > 0)
+      for (let cut = pointer.indexOf("/", 1); ; cut = pointer.indexOf("/", cut + 1)) {
+        const end = cut === -1 ? pointer.length : cut;
+        if (this.gapLengths.has(end)) {
+          const at = pointer.slice(0, end);
+          if (this.gapLocations.has(at)) found.push(at);
+        }
+        if (cut === -1) break;
       }
-      todo.push(at);
-      const cut = at.lastIndexOf("/");
-      if (cut <= 0) break;
-      at = at.slice(0, cut);
-    }
-    for (let i = todo.length - 1; i >= 0; i--) {
-      const at = todo[i] as string;
-      if (this.gapLocations.has(at)) above = [...above, at];
-      this.gapsMemo.set(at, above);
-    }
-    return above;
+    this.gapsMemo.set(pointer, found);
+    return found;
   }
 
   /** The node of the schema at `pointer` in the document. */
