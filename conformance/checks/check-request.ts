@@ -3,20 +3,14 @@
 // binary by its signature).
 import type { Coercion, OperationModel, ParameterModel } from "./contract-model.js";
 import { isJsonEssence } from "../../src/contract/media-type.js";
-import {
-  type Exchange,
-  type HeaderMap,
-  isEmptyBody,
-  NOT_JSON,
-  parseJson,
-  type RecordedBody,
-} from "../traffic/exchange.js";
+import { type Exchange, type HeaderMap, isEmptyBody, type RecordedBody } from "../traffic/exchange.js";
 import type { FindingList } from "../findings/findings.js";
 import { multipartBoundary } from "../../src/contract/multipart.js";
 import { pointerToken } from "../findings/redact.js";
 import { reportSchemaErrors } from "./schema-errors.js";
 import { type CheckContext, checkBinary, pickMedia } from "./check-context.js";
 import { checkForm } from "./check-form.js";
+import { checkJsonBody } from "./check-json-body.js";
 
 /**
  * An integer as a path, query or header parameter writes it: decimal digits, an optional minus, no
@@ -204,20 +198,7 @@ export function checkRequestBody(
   );
   if (!media) return;
   if (isJsonEssence(media.mediaType)) {
-    const value = parseJson(body);
-    if (value === NOT_JSON) {
-      findings.fail(
-        "request.body",
-        "request_body_schema",
-        "",
-        `the body is not valid JSON, although sent as ${media.mediaType}`,
-      );
-      return;
-    }
-    ctx.coverage?.requestBody(media, value);
-    const validate = ctx.model.validatorOf(media);
-    if (!validate(value))
-      reportSchemaErrors(findings, "request.body", "request_body_schema", validate.errors, value);
+    checkJsonBody(ctx, "request", media, body, findings);
     return;
   }
   if (media.mediaType === "multipart/form-data") {

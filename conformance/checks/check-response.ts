@@ -14,6 +14,7 @@ import type { FindingList } from "../findings/findings.js";
 import { mediaTypeEssence, pointerToken } from "../findings/redact.js";
 import { reportSchemaErrors } from "./schema-errors.js";
 import { type CheckContext, checkBinary, list, pickMedia } from "./check-context.js";
+import { checkJsonBody } from "./check-json-body.js";
 
 /** The response the contract documents for a status (its own, its range's, or the default). */
 function responseModel(op: OperationModel, status: number): ResponseModel | undefined {
@@ -182,23 +183,10 @@ function checkResponseBody(
   );
   if (!media) return;
   if (isJsonEssence(media.mediaType)) {
-    const value = parsed ? parsed.value : parseJson(body);
-    if (value === NOT_JSON) {
-      findings.fail(
-        "response.body",
-        "response_body_schema",
-        "",
-        `the body is not valid JSON, although sent as ${media.mediaType}`,
-      );
-      return;
-    }
-    ctx.coverage?.responseBody(media, value);
     // A body of the wrong error shape has been reported by error_shape; the narrowed schema would repeat it.
-    if (shapeBroken) return;
-    const validate = ctx.model.validatorOf(media);
-    if (!validate(value))
-      reportSchemaErrors(findings, "response.body", "response_body_schema", validate.errors, value);
-    if (media.schema) ctx.described.warnUndescribed(media.schema, value, findings, "response.body");
+    const value = checkJsonBody(ctx, "response", media, body, findings, parsed, !shapeBroken);
+    if (value !== NOT_JSON && !shapeBroken && media.schema)
+      ctx.described.warnUndescribed(media.schema, value, findings, "response.body");
     return;
   }
   checkBinary(ctx, media, body, "response.body", "response_body_schema", findings);

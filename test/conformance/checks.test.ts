@@ -312,6 +312,27 @@ describe("checks", () => {
     });
   });
 
+  it("reports a request body that is not JSON under application/json on the request side", () => {
+    const x = example("createPepCheck");
+    x.request.body = { kind: "text", text: "name=Jane" };
+    expect(checker.checkExchange(x).violations).toEqual([
+      {
+        in: "request.body",
+        check: "request_body_schema",
+        pointer: "",
+        message: "the body is not valid JSON, although sent as application/json",
+      },
+    ]);
+  });
+
+  it("reports an error body of the wrong shape once, under error_shape, not again under its schema", () => {
+    const x = example("createManualVerification", 422);
+    if (x.response) x.response.body = jsonText({ error_code: "VALIDATION_FAILED", message: "invalid" });
+    const checks = checker.checkExchange(x).violations.map((v) => v.check);
+    expect(checks).toContain("error_shape");
+    expect(checks).not.toContain("response_body_schema");
+  });
+
   it("reports a missing response", () => {
     const x = example("createPepCheck");
     x.response = undefined;
