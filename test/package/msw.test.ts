@@ -1,33 +1,23 @@
 // idv-contract/msw as an integrator uses it: the packed package and msw installed in a fresh project,
 // the main flow through setupServer(...sandboxHandlers(createSandbox())) with the typed client on the
 // global fetch, type-checked strictly, and no port opened by the process while it runs.
-import { execFileSync, spawnSync } from "node:child_process";
-import {
-  copyFileSync,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  symlinkSync,
-  writeFileSync,
-} from "node:fs";
+import { spawnSync } from "node:child_process";
+import { copyFileSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fromRoot } from "../../scripts/lib/paths.js";
-import { QUIET_ENV } from "../../scripts/lib/run-tool.js";
+import {
+  freshProject,
+  linkFromRepository,
+  packPackage,
+  projectTsc,
+  writeTsconfig,
+} from "./support/packed-package.js";
 
 const dir = mkdtempSync(join(tmpdir(), "idv-msw-"));
 const app = join(dir, "app");
 const manifest = JSON.parse(readFileSync(fromRoot("package.json"), "utf8"));
-const npm = (args: string[], cwd: string) =>
-  execFileSync("npm", [...args, "--no-audit", "--no-fund", "--loglevel=error"], {
-    cwd,
-    env: QUIET_ENV,
-    encoding: "utf8",
-  });
 /** Run a compiled file of the consumer with Node; its last line, parsed. */
 const run = (file: string) => {
   const out = spawnSync(process.execPath, [join(app, "out", file)], {
@@ -40,61 +30,32 @@ const run = (file: string) => {
 };
 
 beforeAll(() => {
-  npm(["run", "build"], fromRoot());
-  npm(["pack", "--ignore-scripts", "--pack-destination", dir], fromRoot());
-  const tarball = readdirSync(dir).find((f) => f.endsWith(".tgz"));
-  if (!tarball) throw new Error(`npm pack wrote no tarball into ${dir}`);
-  mkdirSync(app);
-  writeFileSync(
-    join(app, "package.json"),
-    JSON.stringify({ name: "msw-consumer", private: true, type: "module" }),
-  );
+  const { tarball } = packPackage(dir);
   // msw at the version the repository pins: the optional peer an integrator installs to use idv-contract/msw.
-  npm(
-    [
-      "install",
-      "--prefer-offline",
-      "--ignore-scripts",
-      join(dir, tarball),
-      `msw@${manifest.devDependencies.msw}`,
-    ],
-    app,
-  );
+  freshProject(app, "msw-consumer", [tarball, `msw@${manifest.devDependencies.msw}`]);
   // Node's types (msw may have brought them already) and the compiler, from the repository.
-  mkdirSync(join(app, "node_modules/@types"), { recursive: true });
-  if (!existsSync(join(app, "node_modules/@types/node")))
-    symlinkSync(fromRoot("node_modules/@types/node"), join(app, "node_modules/@types/node"), "dir");
-  symlinkSync(fromRoot("node_modules/typescript"), join(app, "node_modules/typescript"), "dir");
+  linkFromRepository(app, ["@types/node", "typescript"]);
   for (const file of ["flow", "ports", "check"])
     copyFileSync(fromRoot("test/package/fixtures/msw", `${file}.ts.txt`), join(app, `${file}.ts`));
-  writeFileSync(
-    join(app, "tsconfig.json"),
-    JSON.stringify({
-      compilerOptions: {
-        target: "ES2022",
-        module: "NodeNext",
-        moduleResolution: "NodeNext",
-        lib: ["ES2022", "DOM"],
-        types: ["node"],
-        strict: true,
-        exactOptionalPropertyTypes: true,
-        noUncheckedIndexedAccess: true,
-        skipLibCheck: true,
-        outDir: "out",
-      },
-      include: ["*.ts"],
-    }),
-  );
+  writeTsconfig(app, {
+    target: "ES2022",
+    module: "NodeNext",
+    moduleResolution: "NodeNext",
+    lib: ["ES2022", "DOM"],
+    types: ["node"],
+    strict: true,
+    exactOptionalPropertyTypes: true,
+    noUncheckedIndexedAccess: true,
+    skipLibCheck: true,
+    outDir: "out",
+  });
 }, 300_000);
 
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe("idv-contract/msw in a fresh project", () => {
   it("type-checks and compiles the integrator's test as written", () => {
-    const tsc = spawnSync(process.execPath, [join(app, "node_modules/typescript/bin/tsc"), "-p", "."], {
-      cwd: app,
-      encoding: "utf8",
-    });
+    const tsc = projectTsc(app, ["-p", "."]);
     expect(tsc.stdout + tsc.stderr).toBe("");
     expect(tsc.status).toBe(0);
   }, 120_000);

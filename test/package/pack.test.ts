@@ -3,7 +3,6 @@ import { execFileSync, spawn, spawnSync } from "node:child_process";
 import { createHmac } from "node:crypto";
 import {
   copyFileSync,
-  cpSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
@@ -11,7 +10,6 @@ import {
   readFileSync,
   rmSync,
   statSync,
-  symlinkSync,
   writeFileSync,
 } from "node:fs";
 import { type AddressInfo, createServer as createNetServer } from "node:net";
@@ -21,13 +19,17 @@ import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fromRoot } from "../../scripts/lib/paths.js";
 import { QUIET_ENV } from "../../scripts/lib/run-tool.js";
+import {
+  freshProject,
+  linkFromRepository,
+  packPackage,
+  projectTsc,
+  writeTsconfig,
+} from "./support/packed-package.js";
 
 const dir = mkdtempSync(join(tmpdir(), "idv-pack-"));
 const app = join(dir, "app");
 const integrator = join(dir, "integrator");
-// A copy of what npm packs, so that the README swap runs as in prepack/postpack without touching the
-// repository's own README (which other tests read while this one runs).
-const stage = join(dir, "stage");
 let packedFiles: string[] = [];
 let stagedReadmeAfterPack = "";
 const manifest = JSON.parse(readFileSync(fromRoot("package.json"), "utf8"));
@@ -46,60 +48,20 @@ function readmeSnippets(): string[] {
   const readme = readFileSync(join(app, "node_modules/idv-contract/README.md"), "utf8");
   return [...readme.matchAll(/^```ts\n([\s\S]*?)^```$/gm)].map(([, code]) => code ?? "");
 }
-const swapReadme = (step: "in" | "out") =>
-  execFileSync(
-    process.execPath,
-    [fromRoot("node_modules/tsx/dist/cli.mjs"), fromRoot("scripts/package-readme.ts"), step, stage],
-    { encoding: "utf8" },
-  );
-const npm = (args: string[], cwd: string) =>
-  execFileSync("npm", [...args, "--no-audit", "--no-fund", "--loglevel=error"], {
-    cwd,
-    env: QUIET_ENV,
-    encoding: "utf8",
-  });
 
 beforeAll(() => {
-  // npm run build: the package's own build, so that the test covers it too.
-  npm(["run", "build"], fromRoot());
-  // Exactly the files npm would pack from the repository, and the package's README source.
-  const [listed] = JSON.parse(npm(["pack", "--dry-run", "--ignore-scripts", "--json"], fromRoot()));
-  for (const { path } of [...(listed?.files ?? []), { path: "docs/package/README.md" }]) {
-    cpSync(fromRoot(path), join(stage, path));
-  }
-  // npm pack runs prepack (the build, above, then the swap) and postpack; here they run around it.
-  swapReadme("in");
-  const [packed] = JSON.parse(npm(["pack", "--ignore-scripts", "--json", "--pack-destination", dir], stage));
-  swapReadme("out");
-  stagedReadmeAfterPack = readFileSync(join(stage, "README.md"), "utf8");
-  packedFiles = (packed?.files ?? []).map((f: { path: string }) => f.path);
-  const tarball = readdirSync(dir).find((f) => f.endsWith(".tgz"));
-  if (!tarball) throw new Error(`npm pack wrote no tarball into ${dir}`);
-  mkdirSync(app);
-  writeFileSync(
-    join(app, "package.json"),
-    JSON.stringify({ name: "consumer", private: true, type: "module" }),
-  );
-  tarballBytes = statSync(join(dir, tarball)).size;
-  // The dependencies come from the npm cache the repository was installed from when it has them.
-  npm(["install", "--prefer-offline", "--ignore-scripts", join(dir, tarball)], app);
+  const packed = packPackage(dir);
+  packedFiles = packed.files;
+  stagedReadmeAfterPack = packed.stagedReadmeAfterPack;
+  tarballBytes = statSync(packed.tarball).size;
+  freshProject(app, "consumer", [packed.tarball]);
   // An integrator's repository: the package and, from the registry only, its test runner and Prism.
-  mkdirSync(join(integrator, "test"), { recursive: true });
-  writeFileSync(
-    join(integrator, "package.json"),
-    JSON.stringify({ name: "integrator", private: true, type: "module" }),
-  );
-  npm(
-    [
-      "install",
-      "--prefer-offline",
-      "--ignore-scripts",
-      join(dir, tarball),
-      `vitest@${devVersion("vitest")}`,
-      `@stoplight/prism-cli@${devVersion("@stoplight/prism-cli")}`,
-    ],
-    integrator,
-  );
+  freshProject(integrator, "integrator", [
+    packed.tarball,
+    `vitest@${devVersion("vitest")}`,
+    `@stoplight/prism-cli@${devVersion("@stoplight/prism-cli")}`,
+  ]);
+  mkdirSync(join(integrator, "test"));
   for (const file of ["vitest.config.ts", "global-setup.ts", "flow.test.ts"])
     copyFileSync(
       fromRoot("test/package/fixtures/integration", `${file}.txt`),
@@ -118,49 +80,31 @@ beforeAll(() => {
     join(integrator, "readme", "vitest.config.mjs"),
     'export default { test: { globalSetup: ["./global-setup.ts"], include: ["*.test.ts"] } };\n',
   );
-  writeFileSync(
-    join(integrator, "readme", "tsconfig.json"),
-    JSON.stringify({
-      compilerOptions: {
-        target: "ES2022",
-        module: "NodeNext",
-        moduleResolution: "NodeNext",
-        lib: ["ES2022"],
-        types: ["node"],
-        strict: true,
-        exactOptionalPropertyTypes: true,
-        noUncheckedIndexedAccess: true,
-        noEmit: true,
-        skipLibCheck: true,
-      },
-      include: ["*.ts"],
-    }),
-  );
-  if (!existsSync(join(integrator, "node_modules/@types/node"))) {
-    mkdirSync(join(integrator, "node_modules/@types"), { recursive: true });
-    symlinkSync(fromRoot("node_modules/@types/node"), join(integrator, "node_modules/@types/node"), "dir");
-  }
-  symlinkSync(fromRoot("node_modules/typescript"), join(app, "node_modules/typescript"), "dir");
-  // For the consumer that takes the fetch API's types from Node.js's rather than from the DOM library.
-  mkdirSync(join(app, "node_modules/@types"), { recursive: true });
-  symlinkSync(fromRoot("node_modules/@types/node"), join(app, "node_modules/@types/node"), "dir");
-  symlinkSync(fromRoot("node_modules/undici-types"), join(app, "node_modules/undici-types"), "dir");
-  writeFileSync(
-    join(app, "tsconfig.json"),
-    JSON.stringify({
-      compilerOptions: {
-        target: "ES2022",
-        module: "NodeNext",
-        moduleResolution: "NodeNext",
-        lib: ["ES2022", "DOM"],
-        strict: true,
-        noEmit: true,
-        skipLibCheck: false,
-        types: [],
-      },
-      include: ["*.ts"],
-    }),
-  );
+  writeTsconfig(join(integrator, "readme"), {
+    target: "ES2022",
+    module: "NodeNext",
+    moduleResolution: "NodeNext",
+    lib: ["ES2022"],
+    types: ["node"],
+    strict: true,
+    exactOptionalPropertyTypes: true,
+    noUncheckedIndexedAccess: true,
+    noEmit: true,
+    skipLibCheck: true,
+  });
+  linkFromRepository(integrator, ["@types/node"]);
+  // Node's types for the consumer that takes the fetch API's types from Node.js's rather than from the DOM library.
+  linkFromRepository(app, ["typescript", "@types/node", "undici-types"]);
+  writeTsconfig(app, {
+    target: "ES2022",
+    module: "NodeNext",
+    moduleResolution: "NodeNext",
+    lib: ["ES2022", "DOM"],
+    strict: true,
+    noEmit: true,
+    skipLibCheck: false,
+    types: [],
+  });
   // The TypeScript fixtures are .txt here so that the repository's own type check leaves them alone.
   // The same checks of two entry points under other settings, each in a folder of its own.
   const settings = {
@@ -171,13 +115,13 @@ beforeAll(() => {
   for (const [name, options] of Object.entries(settings)) {
     mkdirSync(join(app, name));
     copyFileSync(fromRoot("test/package/fixtures/types-only.ts.txt"), join(app, name, "types-only.ts"));
-    writeFileSync(
-      join(app, name, "tsconfig.json"),
-      JSON.stringify({
-        compilerOptions: { target: "ES2022", strict: true, noEmit: true, skipLibCheck: false, ...options },
-        include: ["*.ts"],
-      }),
-    );
+    writeTsconfig(join(app, name), {
+      target: "ES2022",
+      strict: true,
+      noEmit: true,
+      skipLibCheck: false,
+      ...options,
+    });
   }
   for (const file of ["consumer.ts", "mistakes.ts", "run-consumer.mjs"]) {
     const source = fromRoot("test/package/fixtures", file.endsWith(".ts") ? `${file}.txt` : file);
@@ -188,15 +132,7 @@ beforeAll(() => {
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 /** tsc's output for a project of the consumer (its folder, default the main one). */
-const tscOutput = (project = "."): string =>
-  spawnSync(
-    process.execPath,
-    [join(app, "node_modules/typescript/bin/tsc"), "-p", project, "--pretty", "false"],
-    {
-      cwd: app,
-      encoding: "utf8",
-    },
-  ).stdout;
+const tscOutput = (project = "."): string => projectTsc(app, ["-p", project, "--pretty", "false"]).stdout;
 
 /** tsc's errors in the consumer project, as "file:line". */
 function compileErrors(): string[] {
