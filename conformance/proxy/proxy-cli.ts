@@ -204,9 +204,7 @@ export async function runProxy(argv: string[], io: ProxyIo): Promise<number> {
       },
       onExchange: recorder ? (exchange) => recorder?.add(exchange) : undefined,
       ready: recorder ? () => recorder!.ready() : undefined,
-      sign:
-        args.sign &&
-        signingHandler(args.sign, { basePaths: args.basePaths, maxBytes: DEFAULT_CAPTURE_BYTES }),
+      sign: args.sign && signingHandler(args.sign, { maxBytes: DEFAULT_CAPTURE_BYTES }),
     }).catch((error: NodeJS.ErrnoException) => {
       throw new InputError(
         `${args.host}:${args.port}`,

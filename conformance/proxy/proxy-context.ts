@@ -5,6 +5,8 @@ import { shapeOfPath } from "../../src/server/operations.js";
 import type { EntryResult } from "../findings/findings.js";
 import type { ConformanceChecker } from "../run/open-checker.js";
 import type { HarExchange } from "./har.js";
+import type { RouteTable } from "../../src/contract/router.js";
+import type { OperationModel } from "../checks/contract-model.js";
 
 /** Far above the largest upload the service takes (10 MB): bodies up to this are checked. */
 export const DEFAULT_CAPTURE_BYTES = 12 * 1024 * 1024;
@@ -25,8 +27,11 @@ export interface ProxyOptions {
   onExchange?: (exchange: HarExchange) => void;
   /** Awaited before each request is forwarded: a consumer slower than the traffic (the recording) holds it back. */
   ready?: () => Promise<void>;
-  /** Wraps the handler: `--sign` adds each request's credentials before it is forwarded (sign-upstream.ts). */
-  sign?: (handle: SafeHandler) => SafeHandler;
+  /**
+   * Wraps the handler: `--sign` adds each request's credentials before it is forwarded (sign-upstream.ts),
+   * finding each request's operation by the routes of the checker's model.
+   */
+  sign?: (handle: SafeHandler, routes: RouteTable<OperationModel>) => SafeHandler;
 }
 
 /** What every exchange the proxy forwards shares. */

@@ -7,6 +7,9 @@ import { request as httpsRequest } from "node:https";
 import { createSafeServer, listen, type Listening, type RequestTarget } from "../../src/server/index.js";
 import { refuseFraming, refuseTunnels } from "./request-head.js";
 import { forward } from "./forward.js";
+import { type ConformanceChecker, contractModelOf } from "../run/open-checker.js";
+import type { RouteTable } from "../../src/contract/router.js";
+import type { OperationModel } from "../checks/contract-model.js";
 import { DEFAULT_CAPTURE_BYTES, type ProxyContext, type ProxyOptions, proxyError } from "./proxy-context.js";
 
 export { DEFAULT_CAPTURE_BYTES, type ProxyOptions } from "./proxy-context.js";
@@ -14,6 +17,13 @@ export { DEFAULT_CAPTURE_BYTES, type ProxyOptions } from "./proxy-context.js";
 export interface RunningProxy {
   url: string;
   close(): Promise<void>;
+}
+
+/** The routes `--sign` finds operations by: those of the checker's own model, so both agree. */
+function signingRoutes(checker: ConformanceChecker): RouteTable<OperationModel> {
+  const model = contractModelOf(checker);
+  if (!model) throw new TypeError("proxy: signing needs a checker opened by openConformanceChecker");
+  return model.routes;
 }
 
 /** Start the proxy; each completed exchange is checked and reported through the callbacks. */
@@ -52,10 +62,13 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
 
   // No deadline for a whole request: one held while the recording catches up, or an upload paced by
   // a slow service, must not be cut off and lost.
-  const server = createSafeServer(options.sign?.(handle) ?? handle, {
-    errorBody: proxyError,
-    requestTimeoutMs: 0,
-  });
+  const server = createSafeServer(
+    options.sign ? options.sign(handle, signingRoutes(options.checker)) : handle,
+    {
+      errorBody: proxyError,
+      requestTimeoutMs: 0,
+    },
+  );
   refuseTunnels(server, (status, message) => proxyError(status, message, undefined));
   const listening: Listening = await listen(server, options.port ?? 4011, options.host ?? "127.0.0.1");
   return {

@@ -5,13 +5,13 @@
 // (src/client/auth.ts, signer.ts): nothing here computes a signature. The request is checked and
 // recorded as it was sent, credentials included; the recording redacts them as any credential.
 import { IncomingMessage, type ServerResponse } from "node:http";
-import { operations } from "../../generated/operations.js";
 import { authorize, svcDate } from "../../src/client/auth.js";
 import type { OperationFacts } from "../../src/client/facts.js";
 import { hmacSigning } from "../../src/client/signer.js";
 import { SigningRequest } from "../../src/client/signing-request.js";
 import { HttpError, readBody, type RequestTarget, type SafeHandler } from "../../src/server/index.js";
-import { RouteTable } from "../../src/contract/router.js";
+import type { RouteTable } from "../../src/contract/router.js";
+import type { OperationModel } from "../checks/contract-model.js";
 import { UsageError } from "../run/command.js";
 import { refuseFraming } from "./request-head.js";
 
@@ -33,13 +33,19 @@ export function signingCredentials(env: NodeJS.ProcessEnv): SigningCredentials {
   return { apiKey, secret };
 }
 
-/** The operations' facts by method and path template, matched as the checker matches routes. */
-function factsTable(basePaths: string[]): RouteTable<OperationFacts> {
-  const byPath: Record<string, Record<string, OperationFacts>> = operations;
-  const routes = Object.entries(byPath).flatMap(([template, methods]) =>
-    Object.entries(methods).map(([method, target]) => ({ template, method, target })),
-  );
-  return new RouteTable(routes, basePaths);
+const V2: OperationFacts = { auth: "v2" };
+const V4: OperationFacts = { auth: "v4" };
+const NONE: OperationFacts = { auth: "none" };
+
+/**
+ * The scheme the client would sign an operation of the checker's model with: v4 when its security
+ * requirement (the first alternative, the one a client sends) needs Svc-Signature, v2 when it needs
+ * Svc-Secret, none otherwise (no security, or a scheme the service's client does not send).
+ */
+export function schemeOf(op: OperationModel): OperationFacts {
+  const [headers] = op.securityLower;
+  if (headers?.includes("svc-signature")) return V4;
+  return headers?.includes("svc-secret") ? V2 : NONE;
 }
 
 /** The request as the service gets it: the client's headers without credentials, then the scheme's. */
@@ -85,23 +91,34 @@ function withCredentials(req: IncomingMessage, signed: Headers, body: Buffer | u
   return copy;
 }
 
+/** How much of a v4 body the proxy reads to sign it. */
+export interface SigningOptions {
+  maxBytes: number;
+  /**
+   * Not read: requests are routed by the checker's model, which strips the base paths it was opened
+   * with (--base-path). Accepted so that callers that still pass them compile.
+   */
+  basePaths?: string[];
+}
+
 /**
  * Wraps the proxy's handler so that each request to an operation of the contract carries its
- * scheme's credentials. A v4 request's body is read first (at most `maxBytes`, else 413), since
- * its signature covers it; a v2 request streams as before. Any other request passes unchanged.
+ * scheme's credentials, the operation found by the routes of the checker's own model (the proxy
+ * passes them). A v4 request's body is read first (at most `maxBytes`, else 413), since its
+ * signature covers it; a v2 request streams as before. Any other request passes unchanged.
  */
 export function signingHandler(
   credentials: SigningCredentials,
-  options: { basePaths: string[]; maxBytes: number },
-): (handle: SafeHandler) => SafeHandler {
-  const table = factsTable(options.basePaths);
+  options: SigningOptions,
+): (handle: SafeHandler, routes: RouteTable<OperationModel>) => SafeHandler {
   const auth = { ...credentials, sign: hmacSigning(credentials.secret), date: svcDate() };
-  return (handle) => async (req: IncomingMessage, res: ServerResponse, target: RequestTarget) => {
-    const route = table.match(req.method ?? "GET", target.pathname);
-    if (route.kind !== "found" || route.target.auth === "none") return handle(req, res, target);
+  return (handle, routes) => async (req: IncomingMessage, res: ServerResponse, target: RequestTarget) => {
+    const route = routes.match(req.method ?? "GET", target.pathname);
+    const facts = route.kind === "found" ? schemeOf(route.target) : NONE;
+    if (facts.auth === "none") return handle(req, res, target);
     refuseFraming(req);
     let body: Buffer | undefined;
-    if (route.target.auth === "v4") {
+    if (facts.auth === "v4") {
       const read = await readBody(req, options.maxBytes);
       if (!read.ok) throw new HttpError(413, "The request body is larger than the proxy signs.");
       body = read.bytes;
@@ -109,7 +126,7 @@ export function signingHandler(
     // The client's own code: the method and URL do not enter the signature, only the date and body.
     const bytes = body ? new Uint8Array(body.buffer as ArrayBuffer, body.byteOffset, body.length) : "";
     const request = new SigningRequest("http://proxy.invalid/", { method: "POST", body: bytes });
-    const signed = (await authorize(request, route.target, auth)) ?? request;
+    const signed = (await authorize(request, facts, auth)) ?? request;
     return handle(withCredentials(req, signed.headers, body), res, target);
   };
 }

@@ -40,6 +40,13 @@ export interface ConformanceChecker {
   ): AsyncGenerator<EntryResult>;
 }
 
+// The model each checker checks with, for the proxy's --sign (it routes by the same operations).
+const models = new WeakMap<ConformanceChecker, ContractModel>();
+
+/** The contract model a checker of checkerFor checks with; undefined for any other object. */
+export const contractModelOf = (checker: ConformanceChecker): ContractModel | undefined =>
+  models.get(checker);
+
 /** A checker over a document and the compiler of its schemas. */
 export function checkerFor(
   document: Json,
@@ -63,13 +70,15 @@ export function checkerFor(
   };
   const check = (exchange: Exchange, file?: string): EntryResult =>
     exchange.unjudged ? unjudgedResult(exchange, route(exchange), file) : checker.check(exchange, file);
-  return {
+  const conformanceChecker: ConformanceChecker = {
     checkExchange: check,
     async *checkFile(file, format, onNotice) {
       for await (const exchange of readExchanges(file, format, onNotice))
         yield checkEntry(file, exchange, (x) => check(x, file));
     },
   };
+  models.set(conformanceChecker, model);
+  return conformanceChecker;
 }
 
 /** Open a checker: build-time validators when they were generated from this contract, ajv otherwise. */
