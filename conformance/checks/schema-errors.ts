@@ -10,6 +10,16 @@ const MAX_ALLOWED_SHOWN = 12;
 
 const show = (value: unknown): string => JSON.stringify(value);
 
+/** What each size keyword counts, as its message names it. */
+const COUNTED: Readonly<Record<string, string>> = {
+  minLength: "characters",
+  maxLength: "characters",
+  minItems: "items",
+  maxItems: "items",
+  minProperties: "members",
+  maxProperties: "members",
+};
+
 /** The pointer of an ajv error (its instancePath is a JSON pointer), with keys that look like personal data masked. */
 function errorPointer(error: ErrorObject, member?: string): string {
   const pointer = safePointer(error.instancePath);
@@ -85,21 +95,13 @@ function describeSchemaError(
       return { pointer: errorPointer(error), message: `must match the pattern ${show(p.pattern)}` };
     case "minLength":
     case "maxLength":
-      return {
-        pointer: errorPointer(error),
-        message: `must have ${error.keyword === "minLength" ? "at least" : "at most"} ${p.limit} characters`,
-      };
     case "minItems":
     case "maxItems":
-      return {
-        pointer: errorPointer(error),
-        message: `must have ${error.keyword === "minItems" ? "at least" : "at most"} ${p.limit} items`,
-      };
     case "minProperties":
     case "maxProperties":
       return {
         pointer: errorPointer(error),
-        message: `must have ${error.keyword === "minProperties" ? "at least" : "at most"} ${p.limit} members`,
+        message: `must have ${error.keyword.startsWith("min") ? "at least" : "at most"} ${p.limit} ${COUNTED[error.keyword]}`,
       };
     case "minimum":
     case "maximum":
