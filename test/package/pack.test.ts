@@ -141,6 +141,15 @@ function compileErrors(): string[] {
   );
 }
 
+/** The integrator's vitest on one folder of its repository, as its CI runs it. */
+const integratorVitest = (root: string) =>
+  spawnSync("npx", ["--no-install", "vitest", "run", "--root", root], {
+    cwd: integrator,
+    env: { ...QUIET_ENV, CI: "1" },
+    encoding: "utf8",
+    timeout: 120_000,
+  });
+
 describe("the packed package in a fresh strict project", () => {
   it("holds the built runtime, its types and the contracts, and nothing of the repository's own", () => {
     for (const file of [
@@ -240,12 +249,7 @@ describe("what the package's users read", () => {
   });
 
   it("has a vitest setup and test that pass against the sandbox, as written", () => {
-    const run = spawnSync("npx", ["--no-install", "vitest", "run", "--root", "readme"], {
-      cwd: integrator,
-      env: { ...QUIET_ENV, CI: "1" },
-      encoding: "utf8",
-      timeout: 120_000,
-    });
+    const run = integratorVitest("readme");
     expect(run.status, run.stdout + run.stderr).toBe(0);
     expect(run.stdout).toMatch(/1 passed/);
   }, 150_000);
@@ -411,12 +415,7 @@ describe("the sandbox in an integrator's repository", () => {
   }, 90_000);
 
   it("runs an integrator's vitest suite whose globalSetup calls startSandbox(): the main flow and the review pass", () => {
-    const run = spawnSync("npx", ["--no-install", "vitest", "run", "--root", "test"], {
-      cwd: integrator,
-      env: { ...QUIET_ENV, CI: "1" },
-      encoding: "utf8",
-      timeout: 120_000,
-    });
+    const run = integratorVitest("test");
     expect(run.status, run.stdout + run.stderr).toBe(0);
     expect(run.stdout).toMatch(/2 passed/);
   }, 150_000);
