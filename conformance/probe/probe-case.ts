@@ -37,7 +37,16 @@ export interface ProbeOptions {
   /** The checker of `document` (see openProbeChecker), shared with the recorder; opened when omitted. */
   checker?: ConformanceChecker;
   onResult?: (result: ActiveResult) => void;
+  /** The public address a deployment sends its webhook events to, forwarded to `receiverPort`. */
+  receiverUrl?: URL;
+  /** The port of the probe's local listener of events (0: any free one). */
+  receiverPort?: number;
+  /** How long an awaited event is waited for at a deployment (DEFAULT_EVENT_TIMEOUT_MS). */
+  eventTimeoutMs?: number;
 }
+
+/** How long an awaited event is waited for at a deployment by default. */
+export const DEFAULT_EVENT_TIMEOUT_MS = 60_000;
 
 /** What a request expects beyond the suite's checks. */
 export type Expectation =
