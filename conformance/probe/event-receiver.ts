@@ -40,7 +40,10 @@ export class EventReceiver {
     private readonly server: Server,
     /** The listener's own address (`http://127.0.0.1:port/`). */
     readonly localUrl: string,
-  ) {}
+  ) {
+    // Every workflow in flight may be waiting at once.
+    this.arrivals.setMaxListeners(0);
+  }
 
   /** Listen on `port` (0: any free one) of `host`, judging each delivery with `checker`. */
   static async listen(checker: WebhookChecker, port: number, host = "127.0.0.1"): Promise<EventReceiver> {

@@ -43,6 +43,8 @@ export interface ProbeOptions {
   receiverPort?: number;
   /** How long an awaited event is waited for at a deployment (DEFAULT_EVENT_TIMEOUT_MS). */
   eventTimeoutMs?: number;
+  /** Told the local listener's address once it listens (before any workflow runs). */
+  onReceiverListening?: (localUrl: string) => void;
 }
 
 /** How long an awaited event is waited for at a deployment by default. */

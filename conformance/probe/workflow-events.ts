@@ -184,7 +184,15 @@ export async function openEventWaits(
   const control = await SandboxControl.find(session.options.baseUrl, session.options.timeoutMs);
   if (!control && !options.receiverUrl) return new Waits(session, byId, options);
   const checker = await createWebhookChecker();
-  const receiver = await EventReceiver.listen(checker, options.receiverPort ?? 0);
+  const port = options.receiverPort ?? 0;
+  const receiver = await EventReceiver.listen(checker, port).catch(() => undefined);
+  if (!receiver) {
+    session.notes.push(
+      `stateful: the probe could not listen on port ${port}: the awaited events were not checked`,
+    );
+    return new Waits(session, byId, options);
+  }
+  session.options.onReceiverListening?.(receiver.localUrl);
   if (!control) {
     session.notes.push(
       `stateful: events awaited at ${options.receiverUrl!.origin}, forwarded to the probe's listener at ${receiver.localUrl}`,
