@@ -94,7 +94,9 @@ function tokenize(text: string): Token[] | undefined {
       tokens.push({ kind: "value", value: text.slice(i + 1, end) });
       i = end + 1;
     } else {
-      const word = /^[^\s()=!<>&|]+/.exec(text.slice(i))![0];
+      // A lone `=`, `&` or `|` is no operator of the syntax.
+      const word = /^[^\s()=!<>&|]+/.exec(text.slice(i))?.[0];
+      if (!word) return undefined;
       i += word.length;
       if (word.startsWith("$")) tokens.push({ kind: "expr", text: word });
       else if (word === "null" || word === "true" || word === "false")
