@@ -87,15 +87,3 @@ export const probeMarker = (seed: number): string => `idv-conformance-probe-run-
 
 /** Whether a method changes nothing (what --read-only allows). */
 export const isSafeMethod = (method: string): boolean => method === "GET" || method === "HEAD";
-
-/** A small seeded generator (mulberry32): the same seed makes the same choices. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}

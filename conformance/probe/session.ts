@@ -12,7 +12,8 @@ import { type Answer, send } from "./http-send.js";
 import type { ProbeOperation } from "./contract-operations.js";
 import { type BodyBytes, exampleBody } from "./request-body.js";
 import { type Judged, judgeAnswer, jsonOf, MAX_ANSWER_BYTES, unanswered } from "./judge-answer.js";
-import { type ProbeCase, type ProbeOptions, probeMarker, type Sent, seededRandom } from "./probe-case.js";
+import { type ProbeCase, type ProbeOptions, probeMarker, type Sent } from "./probe-case.js";
+import { seededRandom } from "./seeded-random.js";
 
 /** A short integer id or a UUID: what the contract's paths carry, never personal data. */
 const ID_VALUE = /^(0|[1-9][0-9]{0,11}|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/i;
