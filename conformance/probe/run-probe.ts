@@ -49,7 +49,9 @@ export async function runProbe(options: ProbeOptions): Promise<{ results: Active
         eventTimeoutMs: options.eventTimeoutMs ?? DEFAULT_EVENT_TIMEOUT_MS,
       });
       try {
-        await pool(statefulTasks(session, ops, byId, events), options.concurrency);
+        const { together, alone } = statefulTasks(session, ops, byId, events);
+        await pool(together, options.concurrency);
+        for (const task of alone) await task();
       } finally {
         await events.close();
       }

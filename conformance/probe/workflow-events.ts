@@ -19,6 +19,8 @@ export type Awaited = "ok" | "failed" | "unchecked";
 /** The awaiting of a run's events. */
 export interface EventWaits {
   awaitAll(at: { workflowId: string; stepId: string }, step: Json, values: StepValues): Promise<Awaited>;
+  /** Whether awaiting a workflow's events moves the sandbox's clock (then it must run alone). */
+  movesClock(steps: Json[]): boolean;
   close(): Promise<void>;
 }
 
@@ -80,6 +82,15 @@ class Waits implements EventWaits {
     private readonly control?: SandboxControl,
     private readonly registered?: string,
   ) {}
+
+  movesClock(steps: Json[]): boolean {
+    if (!this.control) return false;
+    return steps.some((step) =>
+      list(step?.["x-receive"]).some((entry) =>
+        standIns(messageKey(show(entry?.message)) ?? "", undefined).some((s) => "advance" in s),
+      ),
+    );
+  }
 
   async awaitAll(
     at: { workflowId: string; stepId: string },

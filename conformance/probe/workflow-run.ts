@@ -107,15 +107,23 @@ async function runWorkflow(
 /** The operations a workflow's steps name; undefined entries for names the contract lacks. */
 const operationsOf = (workflow: Workflow): string[] => workflow.steps.map((s) => show(s?.operationId));
 
-/** The tasks of the stateful phase: each workflow whose operations are all selected, and unknown ids. */
+/** A task of the stateful phase. */
+type Task = () => Promise<void>;
+
+/**
+ * The tasks of the stateful phase: each workflow whose operations are all selected, and unknown
+ * ids. `alone`: the workflows that move the sandbox's clock, to run one at a time after the others
+ * (an hour moved for one journey would end another's pending verification in error).
+ */
 export function statefulTasks(
   session: ProbeSession,
   ops: ProbeOperation[],
   byId: Map<string, ProbeOperation>,
   events: EventWaits,
-): (() => Promise<void>)[] {
+): { together: Task[]; alone: Task[] } {
   const selected = new Set(ops.map((op) => op.operationId));
-  const tasks: (() => Promise<void>)[] = [];
+  const tasks: Task[] = [];
+  const alone: Task[] = [];
   for (const workflow of packageWorkflows()) {
     const names = operationsOf(workflow);
     const missing = names.find((n) => !byId.has(n));
@@ -125,7 +133,10 @@ export function statefulTasks(
       );
       continue;
     }
-    if (names.every((n) => selected.has(n))) tasks.push(() => runWorkflow(session, workflow, byId, events));
+    if (!names.every((n) => selected.has(n))) continue;
+    (events.movesClock(workflow.steps) ? alone : tasks).push(() =>
+      runWorkflow(session, workflow, byId, events),
+    );
   }
   // An unknown id is the documented 404, on every operation that takes one.
   for (const op of ops) {
@@ -143,5 +154,5 @@ export function statefulTasks(
     };
     tasks.push(async () => void (await session.run(c)));
   }
-  return tasks;
+  return { together: tasks, alone };
 }

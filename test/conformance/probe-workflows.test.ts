@@ -180,6 +180,33 @@ const hidden: Break = (method, path, answer) =>
     : answer;
 
 describe("awaited events", () => {
+  it("a workflow that moves the clock runs alone: another's pending verification is not ended by it", async () => {
+    // The end user's completion of a pending verification is held until the clock moves (or 500 ms):
+    // were the workflows that advance the clock run alongside, 25 hours would pass first and end the
+    // pending verification in error.
+    let moved: () => void = () => {};
+    const clockMoved = new Promise<void>((resolve) => (moved = resolve));
+    const front = await startBrokenFront(
+      sandbox.url,
+      (_m, _p, answer) => answer,
+      async (method, path, body) => {
+        if (path === "/_sandbox/clock/advance") moved();
+        if (method === "POST" && /^\/_sandbox\/biometric_verifications\/[^/]+\/complete$/.test(path))
+          await Promise.race([clockMoved, new Promise((resolve) => setTimeout(resolve, 500))]);
+        return body;
+      },
+    );
+    try {
+      const { results } = await stateful(front.url, BIOMETRIC);
+      expect(failures(results)).toEqual([]);
+      expect(
+        results.filter((r) => r.case === "biometric-pending-then-pdf: pdf").map((r) => r.status),
+      ).toEqual([200]);
+    } finally {
+      await front.close();
+    }
+  }, 60_000);
+
   it("an event the sandbox does not send fails the step that awaits it; the steps that read it are skipped", async () => {
     const relay = await startEventRelay({ drop: (payload) => payload.event === "archived" });
     // The probe's registration goes to the relay, which forwards all but the archived events.

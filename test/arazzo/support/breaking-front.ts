@@ -33,8 +33,8 @@ async function bytesOf(message: IncomingMessage): Promise<Buffer> {
   return Buffer.concat(chunks);
 }
 
-/** Changes the body of a request (method, path) before it is forwarded. */
-export type Rewrite = (method: string, path: string, body: Buffer) => Buffer;
+/** Changes the body of a request (method, path) before it is forwarded, or holds it a while. */
+export type Rewrite = (method: string, path: string, body: Buffer) => Buffer | Promise<Buffer>;
 
 /** Start a front before `upstream` that answers as `broken` says (its requests changed by `rewrite`). */
 export async function startBrokenFront(
@@ -47,7 +47,7 @@ export async function startBrokenFront(
     void (async () => {
       const path = new URL(req.url ?? "/", "http://front.invalid").pathname;
       const received = await bytesOf(req);
-      const body = rewrite ? rewrite(req.method ?? "GET", path, received) : received;
+      const body = rewrite ? await rewrite(req.method ?? "GET", path, received) : received;
       const headers: Record<string, string | string[] | undefined> = {
         ...req.headers,
         "content-length": String(body.length),
