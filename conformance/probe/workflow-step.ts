@@ -118,8 +118,9 @@ export function failedCriteria(
   const findings: ActiveFinding[] = [];
   for (const criterion of list(criteria)) {
     const condition = show(criterion?.condition);
-    const type = criterion?.type;
-    if (type !== undefined && type !== "simple" && show(record(type).type ?? type) !== "simple") {
+    // `type` is a word (`simple`, `regex`, `jsonpath`, `xpath`) or an expression-type object.
+    const type = typeof criterion?.type === "string" ? criterion.type : record(criterion?.type).type;
+    if (type !== undefined && type !== "simple") {
       findings.push({
         in: inPart,
         check: "success_criterion",

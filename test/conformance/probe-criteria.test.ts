@@ -3,6 +3,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { holds, type StepValues, valueOf } from "../../conformance/probe/workflow-criteria.js";
+import { failedCriteria } from "../../conformance/probe/workflow-step.js";
 
 const values = (over: Partial<StepValues> = {}): StepValues => ({
   inputs: new Map([["who", { name: "Aroha" }]]),
@@ -99,5 +100,30 @@ describe("the simple syntax", () => {
   it("a condition deeply nested in parentheses is read or refused, never a stack overflow", () => {
     expect(holds(`${"(".repeat(400)}$statusCode == 400${")".repeat(400)}`, values())).toEqual({ ok: true });
     expect(holds(`${"(".repeat(5000)}1${")".repeat(5000)}`, values()).unreadable).toBe(true);
+  });
+});
+
+describe("a step's criteria as findings", () => {
+  it("names the workflow, the step and the condition; a criterion of another syntax is said to be unread", () => {
+    const where = "workflow pep-check-pdf, step pdfAgain";
+    const criteria = [
+      { condition: "$statusCode == 400" },
+      { condition: "$statusCode == 200" },
+      { condition: "$.error_code", context: "$response.body", type: "jsonpath" },
+      { condition: "^4", context: "$statusCode", type: { type: "regex" } },
+      { condition: "$statusCode = 200" },
+    ];
+    expect(
+      failedCriteria(where, criteria, values(), "response.body").map((f) => `${f.check}: ${f.message}`),
+    ).toEqual([
+      `success_criterion: ${where}: the criterion $statusCode == 200 does not hold`,
+      `success_criterion: ${where}: the criterion $.error_code is not in the simple syntax, the only one the probe reads`,
+      `success_criterion: ${where}: the criterion ^4 is not in the simple syntax, the only one the probe reads`,
+      `success_criterion: ${where}: the criterion $statusCode = 200 cannot be read (the simple syntax: ==, !=, <, >, &&, ||)`,
+    ]);
+    expect(
+      failedCriteria(where, [{ condition: "$statusCode == 400", type: "simple" }], values(), "x"),
+    ).toEqual([]);
+    expect(failedCriteria(where, "not a list", values(), "x")).toEqual([]);
   });
 });
