@@ -179,6 +179,19 @@ const hidden: Break = (method, path, answer) =>
     ? { status: 404, headers: { "content-type": "application/json" }, body: Buffer.from("{}") }
     : answer;
 
+/** A front whose receivers are registered at `relay` (which forwards to the URL the probe gave). */
+const relayedFront = (relay: Awaited<ReturnType<typeof startEventRelay>>) =>
+  startBrokenFront(
+    sandbox.url,
+    (_m, _p, answer) => answer,
+    (method, path, body) => {
+      if (method !== "POST" || path !== "/_sandbox/receivers") return body;
+      const value = JSON.parse(body.toString("utf8")) as { url: string };
+      relay.forwardTo(value.url);
+      return Buffer.from(JSON.stringify({ ...value, url: relay.url }));
+    },
+  );
+
 describe("awaited events", () => {
   it("a workflow that moves the clock runs alone: another's pending verification is not ended by it", async () => {
     // The end user's completion of a pending verification is held until the clock moves (or 500 ms):
@@ -209,17 +222,7 @@ describe("awaited events", () => {
 
   it("an event the sandbox does not send fails the step that awaits it; the steps that read it are skipped", async () => {
     const relay = await startEventRelay({ drop: (payload) => payload.event === "archived" });
-    // The probe's registration goes to the relay, which forwards all but the archived events.
-    const front = await startBrokenFront(
-      sandbox.url,
-      (_m, _p, answer) => answer,
-      (method, path, body) => {
-        if (method !== "POST" || path !== "/_sandbox/receivers") return body;
-        const value = JSON.parse(body.toString("utf8")) as { url: string };
-        relay.forwardTo(value.url);
-        return Buffer.from(JSON.stringify({ ...value, url: relay.url }));
-      },
-    );
+    const front = await relayedFront(relay);
     try {
       const { results, notes } = await stateful(front.url, BIOMETRIC);
       expect(failures(results)).toEqual([
@@ -228,6 +231,23 @@ describe("awaited events", () => {
       expect(notes).toContain(
         "stateful: workflow biometric-resend-then-pdf, step pdf was skipped: it depends on step resend, which failed",
       );
+    } finally {
+      await front.close();
+      await relay.close();
+    }
+  }, 60_000);
+
+  it("an event that breaks the AsyncAPI contract is a finding of the step's event", async () => {
+    const relay = await startEventRelay({
+      edit: (payload) => (payload.event === "created" ? { ...payload, reference: 42 } : payload),
+    });
+    const front = await relayedFront(relay);
+    try {
+      const { results } = await stateful(front.url, BIOMETRIC);
+      const created = results.filter((r) => r.case === "biometric-review-then-pdf: created");
+      expect(created.map((r) => [r.ok, r.violations.map((v) => `${v.check} ${v.pointer}`)])).toEqual([
+        [false, ["payload_schema /reference"]],
+      ]);
     } finally {
       await front.close();
       await relay.close();

@@ -1,6 +1,7 @@
 // A relay of webhook deliveries: the address a deployment is told to call, forwarding each delivery
 // to where the test says (the probe's listener) unless `drop` says the deployment should not have
-// sent it; `after` sees each one forwarded (a test standing in for the end user).
+// sent it, changed by `edit` if given; `after` sees each one forwarded (a test standing in for the
+// end user).
 import { createServer, request as httpRequest, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 
@@ -26,7 +27,7 @@ function forward(target: URL, req: IncomingMessage, body: Buffer): Promise<numbe
         port: target.port,
         method: "POST",
         path: target.pathname,
-        headers: { ...req.headers, host: target.host },
+        headers: { ...req.headers, host: target.host, "content-length": String(body.length) },
       },
       (answer) => {
         answer.resume();
@@ -42,6 +43,7 @@ function forward(target: URL, req: IncomingMessage, body: Buffer): Promise<numbe
 export async function startEventRelay(
   options: {
     drop?: (payload: Record<string, unknown>) => boolean;
+    edit?: (payload: Record<string, unknown>) => Record<string, unknown>;
     after?: (payload: Record<string, unknown>) => Promise<void>;
   } = {},
 ): Promise<EventRelay> {
@@ -51,7 +53,8 @@ export async function startEventRelay(
       const body = await bytesOf(req);
       const payload = JSON.parse(body.toString("utf8")) as Record<string, unknown>;
       if (options.drop?.(payload) || !target) return res.writeHead(200).end();
-      const status = await forward(target, req, body);
+      const sent = options.edit ? Buffer.from(JSON.stringify(options.edit(payload))) : body;
+      const status = await forward(target, req, sent);
       res.writeHead(status).end();
       await options.after?.(payload);
     })().catch(() => res.destroy());
