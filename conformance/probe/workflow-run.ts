@@ -96,7 +96,9 @@ async function runWorkflow(
     values.steps.set(stepId, outputsOf(step, answered));
     const awaited = await events.awaitAll({ workflowId: workflow.id, stepId }, step, answered);
     if (awaited === "unchecked") {
-      session.notes.push(`stateful: ${where}: the steps after its awaited events were not run`);
+      // The next steps follow what the events tell (a PDF once completed): not run, not failed.
+      if (index + 1 < workflow.steps.length)
+        session.notes.push(`stateful: ${where}: the steps after its awaited events were not run`);
       return;
     }
     if (awaited === "failed") failed.add(stepId);
@@ -104,7 +106,7 @@ async function runWorkflow(
   }
 }
 
-/** The operations a workflow's steps name; undefined entries for names the contract lacks. */
+/** The operationIds a workflow's steps name. */
 const operationsOf = (workflow: Workflow): string[] => workflow.steps.map((s) => show(s?.operationId));
 
 /** A task of the stateful phase. */
