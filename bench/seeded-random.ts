@@ -1,14 +1,3 @@
-// One seeded pseudo-random sequence for the benchmarks' corpora, so that a seed always makes the same
-// corpus. It imports nothing, so the corpus made without the suite can share it.
-
-/** A deterministic pseudo-random sequence in [0, 1) for a seed (mulberry32). */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+// The one seeded pseudo-random sequence, kept in conformance/ (which may not import bench/, while
+// bench/ may import anything), so that the probe and the benchmarks' corpora share one copy.
+export { seededRandom } from "../conformance/probe/seeded-random.js";

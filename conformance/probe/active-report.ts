@@ -81,11 +81,14 @@ export function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length, Math.max(1, rank)) - 1] ?? 0;
 }
 
-/** p50 and p99 per operation, over the results that got an answer. */
+/** The path of a result that is an event the test received (the probe's awaited events), not a request. */
+export const RECEIVED_EVENT = "(event received)";
+
+/** p50 and p99 per operation, over the requests that got an answer. */
 export function latencyRows(results: ActiveResult[]): LatencyRow[] {
   const byOperation = new Map<string, number[]>();
   for (const r of results) {
-    if (r.status === 0 || r.operationId === null) continue;
+    if (r.status === 0 || r.operationId === null || r.path === RECEIVED_EVENT) continue;
     const list = byOperation.get(r.operationId) ?? [];
     list.push(r.ms);
     byOperation.set(r.operationId, list);

@@ -37,7 +37,18 @@ export interface ProbeOptions {
   /** The checker of `document` (see openProbeChecker), shared with the recorder; opened when omitted. */
   checker?: ConformanceChecker;
   onResult?: (result: ActiveResult) => void;
+  /** The public address a deployment sends its webhook events to, forwarded to `receiverPort`. */
+  receiverUrl?: URL;
+  /** The port of the probe's local listener of events (0: any free one). */
+  receiverPort?: number;
+  /** How long an awaited event is waited for at a deployment (DEFAULT_EVENT_TIMEOUT_MS). */
+  eventTimeoutMs?: number;
+  /** Told the local listener's address once it listens (before any workflow runs). */
+  onReceiverListening?: (localUrl: string) => void;
 }
+
+/** How long an awaited event is waited for at a deployment by default. */
+export const DEFAULT_EVENT_TIMEOUT_MS = 60_000;
 
 /** What a request expects beyond the suite's checks. */
 export type Expectation =
@@ -76,15 +87,3 @@ export const probeMarker = (seed: number): string => `idv-conformance-probe-run-
 
 /** Whether a method changes nothing (what --read-only allows). */
 export const isSafeMethod = (method: string): boolean => method === "GET" || method === "HEAD";
-
-/** A small seeded generator (mulberry32): the same seed makes the same choices. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}

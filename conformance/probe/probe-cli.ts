@@ -29,7 +29,8 @@ import { openProbeChecker } from "./session.js";
 export const PROBE_USAGE = `Usage: idv-conformance probe --base-url URL [options]
 
 Send a deployment every request example of the contract, requests that break one rule each, wrong
-credentials and the document's flows (through the contract's links); check every answer. It first
+credentials and the document's journeys (the Arazzo workflows of arazzo/, their awaited events
+included); check every answer and every event. It first
 checks that the deployment answers and accepts the credentials (exit 2, before any case, when not).
 
 Options:
@@ -47,6 +48,10 @@ Options:
   --max-failures N        stop sending once N requests have failed
   --concurrency N         requests in flight at once (default 4)
   --timeout MS            a request not answered within MS fails (default 30000)
+  --receiver-url URL      the public address the deployment sends its webhook events to, forwarded to
+                          the probe's listener (without it, events are awaited only against the sandbox)
+  --receiver-port N       the port of that listener (default: the port of --receiver-url)
+  --event-timeout MS      an awaited event not received within MS fails (default 60000)
   -h, --help              show this help
 
 Progress goes to stderr when it is a terminal. Exit status: 0 every check passed, 1 a check failed,
@@ -68,7 +73,36 @@ export const FLAGS = {
   "max-failures": { type: "string" },
   concurrency: { type: "string" },
   timeout: { type: "string" },
+  "receiver-url": { type: "string" },
+  "receiver-port": { type: "string" },
+  "event-timeout": { type: "string" },
 } as const;
+
+/** How errors name --receiver-url; its query, if any, is the deployment's business: kept, never shown. */
+const RECEIVER_URL_FLAG = {
+  name: "--receiver-url",
+  query: "secret",
+  credentialsGo: "the probe's listener takes no credentials",
+} as const;
+
+/** The receiver flags: the public URL, the local port (default: the URL's), the deadline. */
+function receiverOf(values: { "receiver-url"?: string; "receiver-port"?: string; "event-timeout"?: string }) {
+  const receiverUrl =
+    values["receiver-url"] === undefined ? undefined : takeUrl(values["receiver-url"], RECEIVER_URL_FLAG);
+  if (values["receiver-port"] !== undefined && !receiverUrl)
+    throw new UsageError(
+      "--receiver-port is the port of the listener --receiver-url is forwarded to: give both",
+    );
+  const defaultPort = receiverUrl
+    ? receiverUrl.port || (receiverUrl.protocol === "https:" ? "443" : "80")
+    : "0";
+  const receiverPort = wholeNumber(values["receiver-port"] ?? defaultPort, "--receiver-port", 0);
+  if (receiverPort > 65535) throw new UsageError("--receiver-port must be a port (0 to 65535)");
+  return {
+    ...(receiverUrl ? { receiverUrl, receiverPort } : {}),
+    eventTimeoutMs: wholeNumber(values["event-timeout"] ?? "60000", "--event-timeout", 1),
+  };
+}
 
 /** The secret's name in earlier drafts: still read, with a warning, when IDV_API_SECRET is not set. */
 const DEPRECATED_SECRET = "IDV_SECRET";
@@ -133,6 +167,7 @@ function parse(argv: string[], env: NodeJS.ProcessEnv) {
         : wholeNumber(values["max-failures"], "--max-failures", 1),
     concurrency: Math.min(64, wholeNumber(values.concurrency ?? "4", "--concurrency", 1)),
     timeoutMs: wholeNumber(values.timeout ?? "30000", "--timeout", 1),
+    ...receiverOf(values),
   };
 }
 
@@ -201,6 +236,8 @@ async function probeAndReport(
       concurrency: args.concurrency,
       readOnly: args.readOnly,
       timeoutMs: args.timeoutMs,
+      ...(args.receiverUrl ? { receiverUrl: args.receiverUrl, receiverPort: args.receiverPort } : {}),
+      eventTimeoutMs: args.eventTimeoutMs,
       document,
       checker,
       ...(recorder ? { recorder } : {}),

@@ -3,10 +3,11 @@
 import type { ActiveResult } from "./active-report.js";
 import { probeOperations } from "./contract-operations.js";
 import { plainCases } from "./plain-cases.js";
-import { isSafeMethod, PHASES, type ProbeOptions } from "./probe-case.js";
+import { DEFAULT_EVENT_TIMEOUT_MS, isSafeMethod, PHASES, type ProbeOptions } from "./probe-case.js";
 import { isLoopback } from "./safety.js";
 import { ProbeSession } from "./session.js";
-import { statefulFlows } from "./stateful-flows.js";
+import { openEventWaits } from "./workflow-events.js";
+import { statefulTasks } from "./workflow-run.js";
 
 export { PHASES, type Phase, type ProbeOptions, probeMarker } from "./probe-case.js";
 
@@ -42,7 +43,18 @@ export async function runProbe(options: ProbeOptions): Promise<{ results: Active
   for (const phase of PHASES) {
     if (!phases.has(phase)) continue;
     if (phase === "stateful") {
-      await pool(statefulFlows(session, ops, byId), options.concurrency);
+      const events = await openEventWaits(session, byId, {
+        ...(options.receiverUrl ? { receiverUrl: options.receiverUrl } : {}),
+        ...(options.receiverPort === undefined ? {} : { receiverPort: options.receiverPort }),
+        eventTimeoutMs: options.eventTimeoutMs ?? DEFAULT_EVENT_TIMEOUT_MS,
+      });
+      try {
+        const { together, alone } = statefulTasks(session, ops, byId, events);
+        await pool(together, options.concurrency);
+        for (const task of alone) await task();
+      } finally {
+        await events.close();
+      }
     } else {
       const cases = plainCases(session, ops, new Set([phase]));
       await pool(

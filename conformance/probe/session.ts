@@ -5,14 +5,15 @@ import type { Exchange } from "../traffic/exchange.js";
 import { bundledContract } from "../checks/load-contract.js";
 import { type ConformanceChecker, openConformanceChecker } from "../run/open-checker.js";
 import type { EntryResult } from "../findings/findings.js";
-import type { ActiveResult } from "./active-report.js";
+import type { ActiveFinding, ActiveResult } from "./active-report.js";
 import { credentialHeaders } from "./credentials.js";
 import { type CurlHeader, curlCommand } from "./curl.js";
 import { type Answer, send } from "./http-send.js";
 import type { ProbeOperation } from "./contract-operations.js";
 import { type BodyBytes, exampleBody } from "./request-body.js";
 import { type Judged, judgeAnswer, jsonOf, MAX_ANSWER_BYTES, unanswered } from "./judge-answer.js";
-import { type ProbeCase, type ProbeOptions, probeMarker, type Sent, seededRandom } from "./probe-case.js";
+import { type ProbeCase, type ProbeOptions, probeMarker, type Sent } from "./probe-case.js";
+import { seededRandom } from "./seeded-random.js";
 
 /** A short integer id or a UUID: what the contract's paths carry, never personal data. */
 const ID_VALUE = /^(0|[1-9][0-9]{0,11}|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/i;
@@ -20,6 +21,9 @@ const ID_VALUE = /^(0|[1-9][0-9]{0,11}|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a
 const REDACTED_SEGMENT = "[redacted]";
 
 type Credentials = ReturnType<typeof credentialHeaders>;
+
+/** Findings of a caller's own about an answer and its parsed JSON body. */
+export type MoreFindings = (answer: Answer, json: unknown) => ActiveFinding[];
 
 /** The suite's checker of a contract for a deployment at `baseUrl` (its path is a base path). */
 export function openProbeChecker(document: Json, baseUrl: URL): Promise<ConformanceChecker> {
@@ -78,6 +82,13 @@ export class ProbeSession {
     return false;
   }
 
+  /** Keep a result no request of the session made (an awaited event), counted as sent ones are. */
+  add(result: ActiveResult): void {
+    if (!result.ok) this.failed++;
+    this.results.push(result);
+    this.options.onResult?.(result);
+  }
+
   /** The path of an operation with its parameters filled in (`shown`: as a report may print it). */
   pathOf(op: ProbeOperation, params: Map<string, string>, shown = false): string {
     return `${this.prefix}${op.template.replace(/\{([^}]+)\}/g, (_, name: string) => {
@@ -87,8 +98,11 @@ export class ProbeSession {
     })}`;
   }
 
-  /** Send one case, judge the answer, record it; undefined when the budget is spent. */
-  async run(c: ProbeCase): Promise<Sent | undefined> {
+  /**
+   * Send one case, judge the answer, record it; undefined when the budget is spent. `more` adds
+   * findings of the caller's (a workflow step's criteria) to the verdict.
+   */
+  async run(c: ProbeCase, more?: MoreFindings): Promise<Sent | undefined> {
     if (!this.take()) return undefined;
     const body = c.body?.bytes;
     const url = new URL(this.pathOf(c.op, c.params), this.options.baseUrl.origin);
@@ -133,6 +147,7 @@ export class ProbeSession {
       record(answer.truncated ? undefined : verdict);
       json = jsonOf(answer);
       judged = judgeAnswer(c, answer, verdict, json);
+      judged.violations.push(...(more?.(answer, json) ?? []));
     }
     await this.options.recorder?.ready();
     return this.conclude(c, answer, judged, creds, { requestHeaders, json });

@@ -84,7 +84,7 @@ describe("against plain Prism", () => {
       "negative negative_refused",
       "negative status_code_documented",
       // …and keeps no state.
-      "stateful archived_refused",
+      "stateful success_criterion",
       "stateful unknown_id_not_found",
     ]);
   }, 120_000);
@@ -127,7 +127,8 @@ describe("against hostile servers", () => {
     answer = {
       status: 200,
       type: "application/json",
-      body: Buffer.from(JSON.stringify({ id: CANARY, transaction_id: CANARY })),
+      // Enough for the workflow's criteria to hold (a failed step's dependents are skipped).
+      body: Buffer.from(JSON.stringify({ id: CANARY, transaction_id: CANARY, is_pep_watchlist_clear: true })),
       header: "",
     };
     const run = await runInProcess([
@@ -147,7 +148,7 @@ describe("against hostile servers", () => {
     ]);
     expect(run.status).toBe(1);
     const report = JSON.parse(run.stdout) as { results: ActiveResult[] };
-    // The link was followed (the PDF step ran) and its failures carry a reproducer.
+    // The created id was followed (the PDF step ran) and its failures carry a reproducer.
     expect(
       report.results.some(
         (r) => r.operationId === "getPepCheckPdf" && r.curl?.includes("/pdf/pep_checks/[redacted]"),

@@ -33,12 +33,26 @@ async function bytesOf(message: IncomingMessage): Promise<Buffer> {
   return Buffer.concat(chunks);
 }
 
-/** Start a front before `upstream` that answers as `broken` says. */
-export async function startBrokenFront(upstream: string, broken: Break): Promise<BrokenFront> {
+/** Changes the body of a request (method, path) before it is forwarded, or holds it a while. */
+export type Rewrite = (method: string, path: string, body: Buffer) => Buffer | Promise<Buffer>;
+
+/** Start a front before `upstream` that answers as `broken` says (its requests changed by `rewrite`). */
+export async function startBrokenFront(
+  upstream: string,
+  broken: Break,
+  rewrite?: Rewrite,
+): Promise<BrokenFront> {
   const target = new URL(upstream);
   const server: Server = createServer((req, res) => {
     void (async () => {
-      const body = await bytesOf(req);
+      const path = new URL(req.url ?? "/", "http://front.invalid").pathname;
+      const received = await bytesOf(req);
+      const body = rewrite ? await rewrite(req.method ?? "GET", path, received) : received;
+      const headers: Record<string, string | string[] | undefined> = {
+        ...req.headers,
+        "content-length": String(body.length),
+      };
+      delete headers["transfer-encoding"];
       const answer = await new Promise<Answer>((resolve, reject) => {
         const forwarded = httpRequest(
           {
@@ -46,7 +60,7 @@ export async function startBrokenFront(upstream: string, broken: Break): Promise
             port: target.port,
             method: req.method,
             path: req.url,
-            headers: req.headers,
+            headers,
           },
           (response) =>
             bytesOf(response).then(
@@ -62,11 +76,13 @@ export async function startBrokenFront(upstream: string, broken: Break): Promise
         forwarded.on("error", reject);
         forwarded.end(body);
       });
-      const path = new URL(req.url ?? "/", "http://front.invalid").pathname;
       const sent = broken(req.method ?? "GET", path, answer);
-      const headers: Record<string, string> = { ...sent.headers, "content-length": String(sent.body.length) };
-      delete headers["transfer-encoding"];
-      res.writeHead(sent.status, headers);
+      const answered: Record<string, string> = {
+        ...sent.headers,
+        "content-length": String(sent.body.length),
+      };
+      delete answered["transfer-encoding"];
+      res.writeHead(sent.status, answered);
       res.end(sent.body);
     })().catch(() => res.destroy());
   });
