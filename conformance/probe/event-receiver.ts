@@ -10,13 +10,16 @@ import type { WebhookChecker } from "../checks/webhooks.js";
 
 /** A delivery body larger than this is refused (413) and not kept: the contract's events are small. */
 export const MAX_EVENT_BYTES = 1024 * 1024;
-/** At most this many deliveries are kept; older ones are forgotten first. */
+/** At most this many deliveries, and this many bytes of them, are kept; older ones are forgotten first. */
 const MAX_KEPT = 2000;
+const MAX_KEPT_BYTES = 64 * 1024 * 1024;
 
 /** A delivery the receiver got: its JSON body and the contract's verdict (operationId: the message). */
 export interface ReceivedEvent {
   json: unknown;
   verdict: EntryResult;
+  /** The delivery's body size, counted against what the receiver keeps. */
+  bytes: number;
 }
 
 /** Every byte of a request, up to `max`; undefined past it. */
@@ -34,6 +37,7 @@ async function bodyOf(req: IncomingMessage, max: number): Promise<Buffer | undef
 /** The probe's listener of webhook deliveries. */
 export class EventReceiver {
   private readonly kept: ReceivedEvent[] = [];
+  private keptBytes = 0;
   private readonly arrivals = new EventEmitter();
 
   private constructor(
@@ -87,11 +91,18 @@ export class EventReceiver {
     } catch {
       json = undefined;
     }
-    const event = { json, verdict: checker.checkDelivery(exchange) };
-    if (this.kept.length >= MAX_KEPT) this.kept.shift();
-    this.kept.push(event);
+    const event = { json, verdict: checker.checkDelivery(exchange), bytes: body.length };
+    this.keep(event);
     this.arrivals.emit("event", event);
     return 200;
+  }
+
+  /** Keep `event`, forgetting the oldest while the count or the bytes kept are over their bounds. */
+  private keep(event: ReceivedEvent): void {
+    this.kept.push(event);
+    this.keptBytes += event.bytes;
+    while (this.kept.length > MAX_KEPT || this.keptBytes > MAX_KEPT_BYTES)
+      this.keptBytes -= this.kept.shift()?.bytes ?? 0;
   }
 
   /** The first delivery kept that `matches`, or the first to arrive within `ms`; undefined if none. */
