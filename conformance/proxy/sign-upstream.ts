@@ -94,11 +94,6 @@ function withCredentials(req: IncomingMessage, signed: Headers, body: Buffer | u
 /** How much of a v4 body the proxy reads to sign it. */
 export interface SigningOptions {
   maxBytes: number;
-  /**
-   * Not read: requests are routed by the checker's model, which strips the base paths it was opened
-   * with (--base-path). Accepted so that callers that still pass them compile.
-   */
-  basePaths?: string[];
 }
 
 /**

@@ -194,7 +194,7 @@ describe("proxy --sign", () => {
       upstream: new URL(upstreamUrl),
       checker,
       port: 0,
-      sign: signingHandler({ apiKey: KEY, secret: SECRET }, { basePaths: [], maxBytes: 16 }),
+      sign: signingHandler({ apiKey: KEY, secret: SECRET }, { maxBytes: 16 }),
     });
     try {
       const response = await fetch(`${proxy.url}/api/v4/pep_checks`, {
@@ -215,7 +215,7 @@ describe("proxy --sign", () => {
       upstream: new URL("http://127.0.0.1:9"),
       checker,
       port: 0,
-      sign: signingHandler({ apiKey: KEY, secret: SECRET }, { basePaths: [], maxBytes: 1024 }),
+      sign: signingHandler({ apiKey: KEY, secret: SECRET }, { maxBytes: 1024 }),
     });
     try {
       for (const path of ["/api/v4/pep_checks", "/api/v2/send_text"]) {
