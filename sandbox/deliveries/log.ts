@@ -267,7 +267,9 @@ export class DeliveryLog {
         // Deliveries made from now on are made erased; those made already are erased in turn below.
         const before = emitted.bytes;
         Object.assign(emitted, { body, erased: withheld ? "withheld" : "resendable" });
-        emitted.bytes = this.unmadeBytes(entry);
+        // Measured again only when a delivery of it is still to be made: once all are, nothing reads it.
+        if (entry.made.length < entry.slots || entry.made.includes(undefined, entry.first))
+          emitted.bytes = this.unmadeBytes(entry);
         for (let slot = entry.first; slot < entry.slots; slot++) {
           const made = entry.made[slot];
           if (!made) {

@@ -96,14 +96,32 @@ export interface SandboxApp {
   sentBySandbox(request: PipelineRequest): boolean;
 }
 
+/** The service's operations and schema compiler, made once per process (see serviceContract). */
+let contractFacts: Promise<Pick<ContractPipeline, "operations" | "compiler">> | undefined;
+
+/**
+ * The service's operations and schema compiler: facts of the bundled contract alone, the same for
+ * every sandbox, so made by the first and shared (checking the build-time validators against the
+ * contract hashes the whole contract). A failure is not kept: the next sandbox tries again.
+ */
+function serviceContract(): Promise<Pick<ContractPipeline, "operations" | "compiler">> {
+  contractFacts ??= openSchemaCompiler(bundledContract).then(
+    (compiler) => ({ operations: loadOperations(bundledContract), compiler }),
+    (error: unknown) => {
+      contractFacts = undefined;
+      throw error;
+    },
+  );
+  return contractFacts;
+}
+
 /**
  * The sandbox's answers to every request but the docs site's files (which the HTTP server serves
  * from disk; `docs` says whether it does: then /docs redirects to /docs/, else it is a 404).
  */
 export async function sandboxApp(sandbox: Sandbox, docs: boolean): Promise<SandboxApp> {
   const pipeline: ContractPipeline = {
-    operations: loadOperations(bundledContract),
-    compiler: await openSchemaCompiler(bundledContract),
+    ...(await serviceContract()),
     credentials: () => sandbox.credentials,
   };
   const sentBySandbox = (request: PipelineRequest) =>

@@ -92,10 +92,35 @@ function errorAnswer(
   return { status, json, headers };
 }
 
+/** Members of RequestInit that change nothing the adapter reads (method, URL, headers, body). */
+const REDIRECTS = new Set<unknown>([undefined, "follow", "manual", "error"]);
+
+/**
+ * The request to answer: `new Request(input, init)`, as fetch makes it; but a Request given with no
+ * init, or one that sets only `redirect` and `signal` (what clients add, and the adapter never reads:
+ * it follows no redirect and answers at once), is read as it is. Copying a Request costs more than
+ * answering most of the sandbox's requests. One whose body was used or is locked is copied, so that
+ * fetch's TypeError says so.
+ */
+function requestOf(input: string | URL | Request, init: RequestInit | undefined): Request {
+  if (
+    input instanceof Request &&
+    !input.bodyUsed &&
+    !input.body?.locked &&
+    (init === undefined ||
+      (Object.getPrototypeOf(init) === Object.prototype &&
+        Object.keys(init).every((key) => key === "redirect" || key === "signal") &&
+        REDIRECTS.has(init.redirect) &&
+        (init.signal === undefined || init.signal === null || init.signal instanceof AbortSignal)))
+  )
+    return input;
+  return new Request(input, init);
+}
+
 /** A fetch function answering from `app`, in this process: no socket is opened. */
 export function fetchAdapter(app: PipelineApp, options: FetchAdapterOptions): FetchFunction {
   return async (input, init) => {
-    const request = new Request(input, init);
+    const request = requestOf(input, init);
     const method = request.method.toUpperCase();
     const url = new URL(request.url);
     const target = parseRequestTarget(url.pathname + url.search);

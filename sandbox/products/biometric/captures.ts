@@ -83,33 +83,69 @@ function parseAmzDate(text: string): number | undefined {
 const sign = (key: string, date: string): string =>
   createHmac("sha256", SIGNING_KEY).update(`${key}\n${date}`).digest("hex");
 
-/**
- * A verification's capture URLs, signed now: each URL of the example's `capture` replaced by one of
- * this sandbox for the same file name. Non-URL members (a null video) stay as they are.
- */
-export function captureUrls(capture: unknown, baseUrl: string, transactionId: string, now: number): unknown {
-  if (capture === null || typeof capture !== "object") return capture;
-  const date = amzDate(now);
-  const out: Record<string, unknown> = {};
-  for (const [name, value] of Object.entries(capture)) {
+/** A capture object read once: each URL member's file name, or a member kept as it is, or members within. */
+type CaptureShape = { name: string } & ({ file: string } | { kept: true } | { members: CaptureShape[] });
+
+/** The shape of a capture object: which members are URLs of which file (read once per template, not per URL signed). */
+function captureShape(capture: object): CaptureShape[] {
+  return Object.entries(capture).map(([name, value]): CaptureShape => {
     if (typeof value === "string") {
       const file = /\/([\w-]+\.(?:jpg|mp4))(?:\?|$)/.exec(value)?.[1];
-      if (!file) {
-        out[name] = value;
-        continue;
-      }
-      const key = `${encodeURIComponent(transactionId)}/${file}`;
-      const query = new URLSearchParams({
-        "X-Amz-Algorithm": "AWS4-HMAC-SHA256",
-        "X-Amz-Date": date,
-        "X-Amz-Expires": String(CAPTURE_VALIDITY_SECONDS),
-        "X-Amz-SignedHeaders": "host",
-        "X-Amz-Signature": sign(key, date),
-      });
-      out[name] = `${baseUrl}${CAPTURES_PREFIX}/${key}?${query}`;
-    } else out[name] = captureUrls(value, baseUrl, transactionId, now);
+      return file ? { name, file } : { name, kept: true };
+    }
+    return value === null || typeof value !== "object"
+      ? { name, kept: true }
+      : { name, members: captureShape(value as object) };
+  });
+}
+
+/** A capture URL of this sandbox, signed at `date`: the query URLSearchParams would write (no member needs escaping). */
+function signedUrl(baseUrl: string, key: string, date: string): string {
+  const query =
+    `X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Date=${date}&X-Amz-Expires=${CAPTURE_VALIDITY_SECONDS}` +
+    `&X-Amz-SignedHeaders=host&X-Amz-Signature=${sign(key, date)}`;
+  return `${baseUrl}${CAPTURES_PREFIX}/${key}?${query}`;
+}
+
+/** `capture` (shaped as the template) with its URLs signed; its other members as they are. */
+function signedMembers(
+  shape: readonly CaptureShape[],
+  capture: Record<string, unknown>,
+  baseUrl: string,
+  id: string,
+  date: string,
+): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const member of shape) {
+    const value = capture[member.name];
+    out[member.name] =
+      "file" in member
+        ? signedUrl(baseUrl, `${id}/${member.file}`, date)
+        : "members" in member
+          ? signedMembers(member.members, value as Record<string, unknown>, baseUrl, id, date)
+          : value;
   }
   return out;
+}
+
+/**
+ * A verification's capture URLs, signed now: each URL of a copy of the template (the contract
+ * example's `capture`) replaced by one of this sandbox for the same file name; its other members
+ * (a null video) as the copy has them. The template's shape is read once; each call signs anew.
+ */
+export function captureSigner(
+  template: unknown,
+): (capture: unknown, baseUrl: string, transactionId: string, now: number) => unknown {
+  if (template === null || typeof template !== "object") return (capture) => capture;
+  const shape = captureShape(template);
+  return (capture, baseUrl, transactionId, now) =>
+    signedMembers(
+      shape,
+      capture as Record<string, unknown>,
+      baseUrl,
+      encodeURIComponent(transactionId),
+      amzDate(now),
+    );
 }
 
 /** An answer in object storage's words: its XML error document. */

@@ -2,7 +2,7 @@
 // contract's example, made the record's (its status, names, notes, URLs and signed capture URLs).
 import bundledAsyncApi from "../../../generated/asyncapi.json" with { type: "json" };
 import { CONTROL_PREFIX } from "../../http/paths.js";
-import { captureUrls } from "./captures.js";
+import { captureSigner } from "./captures.js";
 import type { BiometricRecord } from "./record.js";
 
 const completedExample = (
@@ -17,19 +17,32 @@ const completedExample = (
   }
 ).channels.biometricWebhook.messages.completed.examples[0]?.payload;
 
+/**
+ * The example's verification read once: its JSON text cut at the example's transaction id (joined
+ * with a record's id, it is that record's), and the signer of its capture URLs.
+ */
+let template: { parts: string[]; signCaptures: ReturnType<typeof captureSigner> } | undefined;
+
+function verificationTemplate(): NonNullable<typeof template> {
+  if (template) return template;
+  if (!completedExample) throw new Error("the AsyncAPI contract has no completed example");
+  const { verification, transaction_id } = completedExample;
+  template = {
+    parts: JSON.stringify(verification).split(transaction_id),
+    signCaptures: captureSigner((verification as { capture?: unknown }).capture),
+  };
+  return template;
+}
+
 /** The verification member of completed and updated events: the contract's example, made this record's. */
 export function verificationOf(
   record: BiometricRecord,
   baseUrl: string,
   now: number,
 ): Record<string, unknown> {
-  const template = completedExample;
-  if (!template) throw new Error("the AsyncAPI contract has no completed example");
-  const text = JSON.stringify(template.verification).replaceAll(
-    template.transaction_id,
-    record.transaction_id,
-  );
-  const v = JSON.parse(text) as Record<string, any>;
+  const { parts, signCaptures } = verificationTemplate();
+  // A fresh object per event: the record keeps it, and the text is parsed anew each time.
+  const v = JSON.parse(parts.join(record.transaction_id)) as Record<string, any>;
   const status = record.status ?? "pass";
   v.status = status;
   v.reviewed = record.reviewed;
@@ -50,6 +63,6 @@ export function verificationOf(
   v.aply_portal_url = `${baseUrl}${CONTROL_PREFIX}/biometric_verifications/${record.transaction_id}`;
   v.pdf = `${baseUrl}/api/v2/biometric/pdf/${record.transaction_id}.pdf`;
   // Served by the sandbox, signed now: valid 15 minutes on the virtual clock (captures.ts).
-  v.capture = captureUrls(v.capture, baseUrl, record.transaction_id, now);
+  v.capture = signCaptures(v.capture, baseUrl, record.transaction_id, now);
   return v;
 }
