@@ -7,6 +7,7 @@ import { buildReport, type CoverageReport } from "./report.js";
 import { SeenLocations } from "./seen.js";
 import { belowThresholds, coverageSummary } from "./summary.js";
 import type { CoverageKind } from "./seen.js";
+import type { Json } from "../../src/contract/json.js";
 
 /** What a run was asked of coverage. */
 export interface CoverageRequest {
@@ -21,6 +22,11 @@ export interface CoverageRequest {
 /** A run's coverage: where it is recorded, and how the run ends it (false: below a threshold). */
 export interface CoverageRun {
   seen: SeenLocations;
+  /**
+   * The --spec document as the run's checker read it: the report then counts against it, and against
+   * the model and schema nodes its hooks built, instead of reading and building them again.
+   */
+  useContract(document: unknown): void;
   /** The report of what was reached so far (made once, when first asked for). */
   report(): Promise<CoverageReport>;
   finish(text: Writable | undefined, io: CliIo): Promise<boolean>;
@@ -33,20 +39,24 @@ export const kindTotals = (
   kinds: Object.entries(report.kinds).map(([kind, k]) => ({ kind, covered: k.covered, total: k.total })),
 });
 
-/** The report of what `seen` holds, against the run's contract (the bundled one, or --spec). */
+/**
+ * The report of what `seen` holds, against the run's contract: `read`, the --spec document as the
+ * checker read it, when given; else the bundled one, or --spec read here (a run with workers).
+ */
 export async function reportOf(
   request: Pick<CoverageRequest, "command" | "spec">,
   seen: SeenLocations,
+  read?: Json,
 ): Promise<CoverageReport> {
   const { identityOf, httpUniverse } = await import("./universe.js");
   if (request.command === "check") {
     const { bundledContract, readContract } = await import("../checks/load-contract.js");
-    const document = request.spec ? await readContract(request.spec) : bundledContract();
+    const document = read ?? (request.spec ? await readContract(request.spec) : bundledContract());
     return buildReport("check", identityOf(document, "openapi"), httpUniverse(document), seen);
   }
   const { readAsyncApi, bundledAsyncApi } = await import("../checks/webhooks.js");
   const { webhookUniverse } = await import("./webhook-universe.js");
-  const document = request.spec ? await readAsyncApi(request.spec) : bundledAsyncApi();
+  const document = read ?? (request.spec ? await readAsyncApi(request.spec) : bundledAsyncApi());
   return buildReport("webhooks", identityOf(document, "asyncapi"), webhookUniverse(document), seen);
 }
 
@@ -61,10 +71,14 @@ export const reportText = (report: CoverageReport): string => `${JSON.stringify(
 export async function startCoverageRun(request: CoverageRequest): Promise<CoverageRun> {
   const out = request.coverage === undefined ? undefined : await openOut(request.coverage);
   const seen = new SeenLocations();
+  let read: Json | undefined;
   let made: Promise<CoverageReport> | undefined;
-  const report = () => (made ??= reportOf(request, seen));
+  const report = () => (made ??= reportOf(request, seen, read));
   return {
     seen,
+    useContract(document) {
+      if (request.spec !== undefined) read = document;
+    },
     report,
     async finish(text, io) {
       const whole = await report();

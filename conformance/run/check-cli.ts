@@ -149,7 +149,10 @@ export async function runChecks(argv: string[], io: CliIo): Promise<number> {
   const coverage = await startCoverage(args);
   // The --spec document as the checker read it: the SARIF report points into it without reading it again.
   let document: unknown;
-  const results = await openResults(args, io, coverage?.seen, (read) => (document = read));
+  const results = await openResults(args, io, coverage?.seen, (read) => {
+    document = read;
+    coverage?.useContract(read);
+  });
   // The GitHub job summary shows the coverage too: made once the entries are checked.
   let coverageKinds: CoverageSummary | undefined;
   const reporter = await createReporter(
