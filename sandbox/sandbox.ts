@@ -4,6 +4,7 @@
 // deliveries/ (the queue, the log, the sender), clock/, control/ (the control API), http/.
 import { randomInt } from "node:crypto";
 import { parseWebhook, type WebhookError } from "../src/webhooks/index.js";
+import { checkWebhookPayload } from "../src/webhooks/parse-webhook.js";
 import type { Json } from "../src/contract/json.js";
 import type { Credentials } from "../src/server/credentials.js";
 import { type Timer, VirtualClock } from "./clock/clock.js";
@@ -256,7 +257,7 @@ export class Sandbox implements ServiceSandbox {
     payload: PayloadOf<C, E>,
     headers: Record<string, string> = {},
   ): void {
-    const sent = this.send(channel, event, subject, payload, headers);
+    const sent = this.queueEvent(channel, event, subject, payload, headers, true);
     if ("error" in sent) {
       const { error } = sent;
       const issue = error.issues[0];
@@ -277,6 +278,22 @@ export class Sandbox implements ServiceSandbox {
     payload: unknown,
     headers: Record<string, string> = {},
   ): { receivers: number } | { error: WebhookError } {
+    return this.queueEvent(channel, event, subject, payload, headers, false);
+  }
+
+  /**
+   * send(); `built`: the payload is the sandbox's own, made of JSON values (records, request
+   * bodies), so it is checked as it is rather than parsed back from the JSON just written. A
+   * payload with a user's overrides (a trigger) is checked as its JSON text reads.
+   */
+  private queueEvent(
+    channel: Channel,
+    event: string,
+    subject: string,
+    payload: unknown,
+    headers: Record<string, string>,
+    built: boolean,
+  ): { receivers: number } | { error: WebhookError } {
     const body = JSON.stringify(payload);
     // The headers every delivery of the event carries; each workflow delivery gets its own id later.
     const probe = {
@@ -284,7 +301,7 @@ export class Sandbox implements ServiceSandbox {
       ...Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v])),
       ...(channel === "workflowCase" ? { "x-workflow-webhook-id": "whk_00000000000000000000000000" } : {}),
     };
-    const parsed = parseWebhook(body, probe);
+    const parsed = built ? checkWebhookPayload(payload, probe) : parseWebhook(body, probe);
     if (parsed.error) return { error: parsed.error };
     if (parsed.event.kind !== channel || parsed.event.event !== event)
       // Its `event` member names another event (or one the contract does not know).

@@ -137,7 +137,15 @@ export function parseWebhook(body: RawBody, headers: HeadersLike | null = {}): P
     // The parser's own message quotes the body, which may hold personal data.
     return fail({ kind: "not_json", message: "The body is not JSON (or not UTF-8)." });
   }
+  return checkWebhookPayload(payload, headers);
+}
 
+/**
+ * What parseWebhook answers once the body is parsed: `payload` is the body's JSON value (a value
+ * JSON.stringify writes as it is: plain objects, arrays, strings, finite numbers, booleans, null).
+ * For a sender that holds the value it is about to send, so that it need not parse its own JSON.
+ */
+export function checkWebhookPayload(payload: unknown, headers: HeadersLike | null = {}): ParseWebhookResult {
   const webhookId = readHeader(headers, WORKFLOW_ID_HEADER);
   const found = identify(payload, headers, webhookId);
   if ("error" in found) return found;

@@ -1,5 +1,6 @@
 import { describe, expect, expectTypeOf, it } from "vitest";
 import { parseWebhook, type WebhookError, type WebhookEventOf } from "../../src/webhooks/index.js";
+import { checkWebhookPayload } from "../../src/webhooks/parse-webhook.js";
 import type { Json } from "../support/contract.js";
 import { deliveryOf, exampleDeliveries, personalValues } from "./deliveries.js";
 
@@ -303,5 +304,23 @@ describe("pointers never repeat personal data", () => {
     expect(result.error?.kind).toBe("schema_violation");
     expect(result.error?.pointer).toBe("/verification/tampering_checks/details/[redacted]");
     expect(JSON.stringify(result.error)).not.toMatch(/Aroha|1985/);
+  });
+});
+
+describe("checkWebhookPayload (a payload held as its JSON value)", () => {
+  it.each(deliveries.map((d) => [`${d.channel} ${d.event}`, d] as const))(
+    "answers as parseWebhook does for %s",
+    (_name, d) => {
+      expect(checkWebhookPayload(JSON.parse(d.body), d.headers)).toEqual(parseWebhook(d.body, d.headers));
+    },
+  );
+
+  it("refuses what parseWebhook refuses, with the same error", () => {
+    const delivery = deliveryOf("completed");
+    const payload = structuredClone(delivery.payload) as Json;
+    payload.verification.status = 7;
+    const checked = checkWebhookPayload(payload, delivery.headers);
+    expect(checked.error?.kind).toBe("schema_violation");
+    expect(checked).toEqual(parseWebhook(JSON.stringify(payload), delivery.headers));
   });
 });
