@@ -26,6 +26,7 @@ const INTERNAL = "The server failed to answer this request.";
 
 /** Statuses whose answer has no body (a Response refuses one). */
 const NULL_BODY = new Set([101, 103, 204, 205, 304]);
+const EMPTY = Buffer.alloc(0);
 
 /** Read a body stream, keeping at most `maxBytes`: a larger one is read to its end unkept. */
 export async function readStreamBody(
@@ -50,18 +51,22 @@ export async function readStreamBody(
 
 /** A Response of an Answer, with its Content-Length (and JSON's Content-Type); HEAD gets no body. */
 export function answerResponse(method: string, answer: Answer): Response {
-  const body =
-    answer.bytes ?? (answer.json === undefined ? Buffer.alloc(0) : Buffer.from(JSON.stringify(answer.json)));
+  // JSON goes as its text: the Response encodes it as it is read, where a Buffer of it first is a copy more.
+  const text =
+    answer.bytes === undefined && answer.json !== undefined
+      ? (JSON.stringify(answer.json) as string | undefined)
+      : undefined;
+  // As Buffer.from(undefined) throws over node:http: a json with no JSON text (a function) is a failure.
+  if (answer.bytes === undefined && answer.json !== undefined && text === undefined)
+    throw new TypeError("The answer's json has no JSON text.");
+  const bytes = answer.bytes ?? EMPTY;
   const headers = new Headers(answer.headers);
   if (answer.json !== undefined) headers.set("content-type", "application/json");
-  headers.set("content-length", String(body.length));
+  headers.set("content-length", String(text === undefined ? bytes.length : Buffer.byteLength(text, "utf8")));
   const empty = method === "HEAD" || NULL_BODY.has(answer.status);
   return new Response(
-    empty ? null : new Uint8Array(body.buffer as ArrayBuffer, body.byteOffset, body.length),
-    {
-      status: answer.status,
-      headers,
-    },
+    empty ? null : (text ?? new Uint8Array(bytes.buffer as ArrayBuffer, bytes.byteOffset, bytes.length)),
+    { status: answer.status, headers },
   );
 }
 
