@@ -22,9 +22,28 @@ export function generateCredentials(): Credentials {
 
 const digest = (value: string | Buffer): Buffer => createHash("sha256").update(value).digest();
 
-/** Equal in constant time whatever the lengths (both sides are hashed to one length first). */
-function same(a: string, b: string): boolean {
-  return timingSafeEqual(digest(a), digest(b));
+/** The digests of a server's credentials, made once per Credentials (and again should one change). */
+const accepted = new WeakMap<
+  Credentials,
+  { apiKey: string; secret: string; key: Buffer; secretDigest: Buffer }
+>();
+
+function digestsOf(credentials: Credentials): { key: Buffer; secretDigest: Buffer } {
+  let known = accepted.get(credentials);
+  if (!known || known.apiKey !== credentials.apiKey || known.secret !== credentials.secret) {
+    const { apiKey, secret } = credentials;
+    known = { apiKey, secret, key: digest(apiKey), secretDigest: digest(secret) };
+    accepted.set(credentials, known);
+  }
+  return known;
+}
+
+/**
+ * Equal in constant time whatever the lengths (both sides are hashed to one length first); the
+ * accepted side's digest is made once (digestsOf), so a request costs one hash per value it gives.
+ */
+function same(given: string, acceptedDigest: Buffer): boolean {
+  return timingSafeEqual(digest(given), acceptedDigest);
 }
 
 /** Equal in constant time; a length that differs is public (every signature of a kind has one length). */
@@ -43,8 +62,9 @@ export function checkV2(
   secret: string,
 ): CredentialProblem | undefined {
   // Both compared every time: which one failed is not revealed by timing.
-  const keyOk = same(apiKey, credentials.apiKey);
-  const secretOk = same(secret, credentials.secret);
+  const { key, secretDigest } = digestsOf(credentials);
+  const keyOk = same(apiKey, key);
+  const secretOk = same(secret, secretDigest);
   return !keyOk ? "key" : !secretOk ? "secret" : undefined;
 }
 
@@ -66,7 +86,7 @@ export function checkV4(
   signature: string,
   body: Uint8Array,
 ): CredentialProblem | undefined {
-  const keyOk = same(apiKey, credentials.apiKey);
+  const keyOk = same(apiKey, digestsOf(credentials).key);
   const expected = v4Signatures(credentials.secret, date, body);
   // Hex is compared case-insensitively, as hex digits are; base64 is exact.
   const signatureOk =
