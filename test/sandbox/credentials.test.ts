@@ -5,6 +5,7 @@ import { createHmac } from "node:crypto";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apiError, createClient } from "../../src/index.js";
+import { checkV2 } from "../../src/server/credentials.js";
 import { CREDENTIALS, startTestSandbox } from "../support/sandbox.js";
 
 let sbx: Awaited<ReturnType<typeof startTestSandbox>>;
@@ -113,5 +114,18 @@ describe("CRED_AT_RISK", () => {
       body: JSON.stringify({ reference: "x" }),
     });
     expect(await v2.json()).toMatchObject({ error_code: "CRED_AT_RISK" });
+  });
+});
+
+describe("the accepted credentials' digests", () => {
+  it("follow a Credentials object that changes: the old values are refused, the new accepted", () => {
+    const credentials = { apiKey: "key-1", secret: "secret-1" };
+    expect(checkV2(credentials, "key-1", "secret-1")).toBeUndefined();
+    credentials.apiKey = "key-2";
+    credentials.secret = "secret-2";
+    expect(checkV2(credentials, "key-1", "secret-1")).toBe("key");
+    expect(checkV2(credentials, "key-2", "secret-1")).toBe("secret");
+    expect(checkV2(credentials, "key-2", "secret-2")).toBeUndefined();
+    expect(checkV2({ apiKey: "key-2", secret: "secret-2" }, "key-1", "secret-2")).toBe("key");
   });
 });
