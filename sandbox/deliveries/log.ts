@@ -3,7 +3,7 @@
 // first needed (its first attempt, a listing, a save, an erasure): to many receivers, most of an
 // event's deliveries are forgotten before they are attempted, and then cost only their count.
 import { randomBytes, randomUUID } from "node:crypto";
-import { type ByteBudget, jsonBytes, TIMER_BYTES } from "../state/byte-budget.js";
+import { type ByteBudget, jsonBytes, jsonStringBytes, TIMER_BYTES } from "../state/byte-budget.js";
 import { MAX_RETRIES } from "./retry.js";
 import type { Channel, Delivery } from "./types.js";
 
@@ -27,7 +27,13 @@ export function webhookId(): string {
 const WEBHOOK_ID_BYTES = 30;
 
 /** What a string adds to a JSON text where an empty one stood: its escaped UTF-8 bytes, less the quotes. */
-const stringBytes = (text: string): number => jsonBytes(text) - 2;
+const stringBytes = (text: string): number => jsonStringBytes(text) - 2;
+
+/** jsonBytes(delivery), its body (a JSON text, kilobytes of `"`) measured apart rather than escaped. */
+const deliveryBytes = (delivery: Delivery): number =>
+  typeof delivery.body === "string"
+    ? jsonBytes({ ...delivery, body: "" }) + stringBytes(delivery.body)
+    : jsonBytes(delivery);
 
 /** The receivers of one kind as they stood when an event was emitted: each one's slot in it. */
 export class Fanout {
@@ -203,7 +209,7 @@ export class DeliveryLog {
   recount(delivery: Delivery): void {
     const known = this.counted.get(delivery);
     if (!known) return;
-    const bytes = jsonBytes(delivery) + reserve(delivery.attempts.length);
+    const bytes = deliveryBytes(delivery) + reserve(delivery.attempts.length);
     this.options.budget.charge(bytes - known.bytes);
     known.bytes = bytes;
   }
@@ -345,7 +351,7 @@ export class DeliveryLog {
   private unmadeBytes(entry: Entry): number {
     const workflow = entry.emitted?.channel === "workflowCase";
     const template = deliveryOf(entry, "", "", workflow ? "" : undefined);
-    return jsonBytes(template) + DELIVERY_ID_BYTES + (workflow ? WEBHOOK_ID_BYTES : 0) + reserve(0);
+    return deliveryBytes(template) + DELIVERY_ID_BYTES + (workflow ? WEBHOOK_ID_BYTES : 0) + reserve(0);
   }
 
   /** Forget the oldest kept delivery; a made one's slot is emptied at once, so that its body is not held. */

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { fromRoot } from "../../scripts/lib/paths.js";
-import { jsonBytes, MAX_KEPT_BYTES } from "../../sandbox/state/byte-budget.js";
+import { jsonBytes, jsonStringBytes, MAX_KEPT_BYTES } from "../../sandbox/state/byte-budget.js";
 import { MAX_RECEIVERS } from "../../sandbox/deliveries/queue.js";
 import { BIOMETRIC } from "../../sandbox/products/biometric/biometric.js";
 import { EDD, eddCase } from "../../sandbox/products/edd.js";
@@ -186,4 +186,23 @@ describe("a sandbox with a small heap", () => {
     second.child.kill("SIGTERM");
     await new Promise((resolve) => second.child.once("exit", resolve));
   }, 240_000);
+});
+
+describe("jsonStringBytes", () => {
+  it("counts a string's JSON as jsonBytes does, whatever it holds", () => {
+    const texts = fc.oneof(
+      fc.string(),
+      fc.string({ unit: "binary" }),
+      fc.string({
+        unit: fc.constantFrom('"', "\\", "a", "é", "\u2028", "\u0000", "\u001f", "\ud83d", "\ude00"),
+      }),
+      fc.json(),
+    );
+    fc.assert(fc.property(texts, (text) => jsonStringBytes(text) === jsonBytes(text)));
+  });
+
+  it("counts a JSON text's escapes", () => {
+    const text = JSON.stringify({ a: 'say "hi"\\', b: "é\n" });
+    expect(jsonStringBytes(text)).toBe(Buffer.byteLength(JSON.stringify(text), "utf8"));
+  });
 });
