@@ -9,6 +9,8 @@ export interface RecordKind<K, V> {
   readonly name: string;
   /** Bytes of the timers a record may hold, counted with it (the clock holds them for it). */
   readonly timerBytes?: number;
+  /** jsonBytes(record), when the kind has a cheaper way to the same number; jsonBytes when absent. */
+  readonly bytesOf?: (record: V) => number;
   /** Only a type's witness: never read. */
   readonly record?: (key: K) => V;
 }
@@ -141,7 +143,7 @@ export class RecordStore {
     this.slice(kind).set(key, value);
     const entries = this.entries.get(kind.name) ?? new Map<unknown, KeptEntry>();
     this.entries.set(kind.name, entries);
-    const bytes = jsonBytes(value) + (kind.timerBytes ?? 0);
+    const bytes = (kind.bytesOf ? kind.bytesOf(value) : jsonBytes(value)) + (kind.timerBytes ?? 0);
     const known = entries.get(key);
     if (known) {
       this.options.budget.charge(bytes - known.bytes);

@@ -10,7 +10,7 @@ import { describe, expect, it } from "vitest";
 import { fromRoot } from "../../scripts/lib/paths.js";
 import { jsonBytes, jsonStringBytes, MAX_KEPT_BYTES } from "../../sandbox/state/byte-budget.js";
 import { MAX_RECEIVERS } from "../../sandbox/deliveries/queue.js";
-import { BIOMETRIC } from "../../sandbox/products/biometric/biometric.js";
+import { BIOMETRIC, biometricRecordBytes } from "../../sandbox/products/biometric/biometric.js";
 import { EDD, eddCase } from "../../sandbox/products/edd.js";
 import { Sandbox } from "../../sandbox/sandbox.js";
 import {
@@ -204,5 +204,32 @@ describe("jsonStringBytes", () => {
   it("counts a JSON text's escapes", () => {
     const text = JSON.stringify({ a: 'say "hi"\\', b: "é\n" });
     expect(jsonStringBytes(text)).toBe(Buffer.byteLength(JSON.stringify(text), "utf8"));
+  });
+});
+
+describe("a biometric record's bytes", () => {
+  it("are its JSON's, its verification measured once and replaced (never changed) after", () => {
+    const sandbox = new Sandbox({ credentials: { apiKey: "k", secret: "s" }, journeyDelayMs: 0 });
+    const record = sandbox.biometric.create({
+      reference: "r",
+      firstname: "Mere",
+      lastname: "Tane",
+      contact_phone: "64211234567",
+      sendSms: false,
+    });
+    expect(biometricRecordBytes(record)).toBe(jsonBytes(record));
+    sandbox.biometric.complete(record.transaction_id, "review");
+    expect(record.verification).not.toBeNull();
+    expect(biometricRecordBytes(record)).toBe(jsonBytes(record));
+    expect(biometricRecordBytes(record)).toBe(jsonBytes(record));
+    sandbox.biometric.review(record.transaction_id, "pass");
+    expect(biometricRecordBytes(record)).toBe(jsonBytes(record));
+    fc.assert(
+      fc.property(fc.object(), (verification) => {
+        const other = { ...record, verification };
+        return biometricRecordBytes(other) === jsonBytes(other);
+      }),
+    );
+    void sandbox.close();
   });
 });

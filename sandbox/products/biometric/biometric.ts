@@ -1,7 +1,7 @@
 // Biometric verification (POST /api/v2/send_text and its resend and PDF): the events it sends, its
 // handlers, and its slice of the --state file. Its lifecycle is lifecycle.ts's; its captures captures.ts's.
 import type { PayloadOf } from "../../deliveries/types.js";
-import { TIMER_BYTES } from "../../state/byte-budget.js";
+import { jsonBytes, TIMER_BYTES } from "../../state/byte-budget.js";
 import { isObject, isString } from "../../state/checks.js";
 import type { ProductSlice } from "../../state/store.js";
 import { error, file, notFound } from "../answers.js";
@@ -20,10 +20,31 @@ const BIOMETRIC_TIMERS = 4;
 
 const STATES = new Set(["created", "pending", "completed", "archived", "error"]);
 
+/**
+ * The bytes of each verification member's JSON. A verification is made whole and then only replaced
+ * (lifecycle.ts sets record.verification anew, or to null), never changed, so it is measured once,
+ * not again with every event its record adds.
+ */
+const verificationBytes = new WeakMap<object, number>();
+
+/** jsonBytes(record), its verification (kilobytes, kept from completed to archived) measured once. */
+export function biometricRecordBytes(record: BiometricRecord): number {
+  const { verification } = record;
+  if (typeof verification !== "object" || verification === null) return jsonBytes(record);
+  let bytes = verificationBytes.get(verification);
+  if (bytes === undefined) {
+    bytes = jsonBytes(verification);
+    verificationBytes.set(verification, bytes);
+  }
+  // The record's JSON with `null` (4 bytes) where its verification's stands.
+  return jsonBytes({ ...record, verification: null }) - 4 + bytes;
+}
+
 /** Biometric verifications, by transaction id; the state file holds the records alone. */
 export const BIOMETRIC: ProductSlice<string, BiometricRecord> = {
   name: "biometric",
   timerBytes: BIOMETRIC_TIMERS * TIMER_BYTES,
+  bytesOf: biometricRecordBytes,
   saved: { form: "values", keyOf: (r) => r.transaction_id },
   restorable: (r) =>
     isObject(r) && isString(r.transaction_id) && STATES.has(r.state as string) && Array.isArray(r.events),
