@@ -81,3 +81,26 @@ describe("createSandbox's fetch", () => {
     expect(listed.receivers).toHaveLength(2);
   });
 });
+
+describe("createSandbox's fetch answers JSON", () => {
+  it("with a Content-Length of its UTF-8 bytes, not of its characters", async () => {
+    sandbox = await createSandbox({ key: "k", secret: "s" });
+    const created = await sandbox.fetch(`${sandbox.url}/api/v2/send_text`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "svc-api-key": "k", "svc-secret": "s" },
+      body: JSON.stringify({
+        reference: "ā-1",
+        firstname: "Mārama",
+        lastname: "Tāne",
+        contact_phone: "64211234567",
+      }),
+    });
+    expect(created.status).toBe(200);
+    const { transaction_id } = (await created.json()) as { transaction_id: string };
+    const record = await sandbox.fetch(`${sandbox.url}/_sandbox/biometric_verifications/${transaction_id}`);
+    expect(record.headers.get("content-type")).toBe("application/json");
+    const bytes = new Uint8Array(await record.arrayBuffer());
+    expect(new TextDecoder().decode(bytes)).toContain(`"reference":"ā-1"`);
+    expect(Number(record.headers.get("content-length"))).toBe(bytes.length);
+  });
+});
