@@ -1,9 +1,10 @@
 // The sides of the conformance benchmark, each run in a process of its own (bench/conformance-child.ts):
 // their rates over a corpus, round after round, and how their verdicts agree with the corpus's labels.
 import { spawnSync } from "node:child_process";
-import { writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { buildValidatorsModule } from "../scripts/build-conformance.js";
+import { buildCoverageIndexModule } from "../scripts/lib/coverage-index-module.js";
 import { median } from "../scripts/lib/benchmarks-md.js";
 import { fromRoot } from "../scripts/lib/paths.js";
 import type { Json } from "../src/contract/json.js";
@@ -23,6 +24,14 @@ export function compileConformance(dir: string, spec: Json, log: (message: strin
   // tsc copies imported JSON but not JavaScript: the build-time validators are written beside it, fresh
   // from the contract being measured, as \`npm run build:conformance\` would write them.
   writeFileSync(join(out, "generated/conformance-validators.js"), buildValidatorsModule(spec));
+  // And the coverage index, likewise: a `--coverage` run reads it as the installed package does.
+  const asyncapi = JSON.parse(readFileSync(fromRoot("generated/asyncapi.json"), "utf8"));
+  const index = buildCoverageIndexModule(
+    spec,
+    asyncapi,
+    "generated/openapi.json and generated/asyncapi.json",
+  );
+  writeFileSync(join(out, "generated/coverage-index.js"), index);
   return out;
 }
 

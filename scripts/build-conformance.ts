@@ -1,6 +1,7 @@
 // npm run build:conformance: generate the validators as ajv standalone code, so that what users run
 // starts without ajv's compiler: generated/conformance-validators.js for the conformance suite, and
-// generated/webhook-validators.ts for the webhook helpers (compiled into the package with them).
+// generated/webhook-validators.ts for the webhook helpers (compiled into the package with them); and
+// generated/coverage-index.js, what coverage reports count of the two contracts.
 // `--check` fails instead of writing when a committed file is stale.
 import { readFileSync } from "node:fs";
 import standaloneCode from "ajv/dist/standalone/index.js";
@@ -9,6 +10,7 @@ import { webhookChannels } from "../generated/webhook-events.js";
 import { contractDigest } from "../src/contract/precompiled.js";
 import { createSchemaValidator } from "../src/contract/schema-validator.js";
 import { commentHeader } from "./lib/generated-header.js";
+import { buildCoverageIndexModule } from "./lib/coverage-index-module.js";
 import { fromRoot } from "./lib/paths.js";
 import { writeOrCheck } from "./lib/write-generated.js";
 
@@ -16,6 +18,7 @@ const OUT = "generated/conformance-validators.js";
 const SOURCE = "generated/openapi.json";
 const WEBHOOK_OUT = "generated/webhook-validators.ts";
 const WEBHOOK_SOURCE = "generated/asyncapi.json";
+const INDEX_OUT = "generated/coverage-index.js";
 
 /** The module text: one standalone validator per schema pointer the checks use, and the contract's digest. */
 export function buildValidatorsModule(document: Json): string {
@@ -94,6 +97,7 @@ function main(): void {
     [
       [OUT, buildValidatorsModule(document)],
       [WEBHOOK_OUT, buildWebhookValidatorsModule(asyncapi)],
+      [INDEX_OUT, buildCoverageIndexModule(document, asyncapi, `${SOURCE} and ${WEBHOOK_SOURCE}`)],
     ],
     process.argv.includes("--check"),
     "npm run build:conformance",

@@ -5,6 +5,7 @@ import type { Writable } from "node:stream";
 import { type CliIo, closeOut, openOut } from "../run/command.js";
 import { buildReport, type CoverageReport } from "./report.js";
 import { SeenLocations } from "./seen.js";
+import { loadCoverageIndex } from "./coverage-index.js";
 import { belowThresholds, coverageSummary } from "./summary.js";
 import type { CoverageKind } from "./seen.js";
 import type { Json } from "../../src/contract/json.js";
@@ -48,6 +49,7 @@ export async function reportOf(
   seen: SeenLocations,
   read?: Json,
 ): Promise<CoverageReport> {
+  await loadCoverageIndex();
   const { identityOf, httpUniverse } = await import("./universe.js");
   if (request.command === "check") {
     const { bundledContract, readContract } = await import("../checks/load-contract.js");

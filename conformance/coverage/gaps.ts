@@ -2,6 +2,7 @@
 // chose. A report counts those traffic can reach (operations and components, or channels).
 import { escapeToken } from "../../src/contract/json-pointer.js";
 import type { Json } from "../../src/contract/json.js";
+import { indexedCoverage } from "./coverage-index.js";
 
 /** The deepest the contract is searched for `x-gap`. */
 const MAX_GAP_DEPTH = 64;
@@ -58,10 +59,18 @@ function gapLocations(document: Json, roots: string[]): Set<string> {
   return out;
 }
 
-/** The gaps of an OpenAPI contract that exchanges can touch. */
-export const httpGapLocations = (document: Json): Set<string> =>
+/** The gaps of an OpenAPI contract that exchanges can touch, searched for. */
+export const searchHttpGaps = (document: Json): Set<string> =>
   gapLocations(document, ["paths", "components"]);
 
-/** The gaps of an AsyncAPI contract that deliveries can touch. */
-export const webhookGapLocations = (document: Json): Set<string> =>
+/** The gaps of an AsyncAPI contract that deliveries can touch, searched for. */
+export const searchWebhookGaps = (document: Json): Set<string> =>
   gapLocations(document, ["channels", "operations", "components"]);
+
+/** The gaps of an OpenAPI contract that exchanges can touch: from the build-time index when it is of this contract. */
+export const httpGapLocations = (document: Json): ReadonlySet<string> =>
+  indexedCoverage(document, "openapi")?.gaps ?? searchHttpGaps(document);
+
+/** The gaps of an AsyncAPI contract that deliveries can touch: from the build-time index when it is of this contract. */
+export const webhookGapLocations = (document: Json): ReadonlySet<string> =>
+  indexedCoverage(document, "asyncapi")?.gaps ?? searchWebhookGaps(document);

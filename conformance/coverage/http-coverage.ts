@@ -12,6 +12,10 @@ import { type SchemaNode, SchemaWalker, type WalkSinks } from "./schema-walk.js"
 import type { SeenLocations } from "./seen.js";
 import { httpGapLocations } from "./gaps.js";
 import { httpBuilt } from "./built.js";
+import { loadCoverageIndex } from "./coverage-index.js";
+
+// Read before any hook is made: with it, hooks on the bundled contract do not search it for gaps.
+await loadCoverageIndex();
 
 /** Which kind a schema walk's members count as. */
 type Side = "request" | "response";

@@ -60,7 +60,7 @@ export class SchemaWalker {
   /** @param gapLocations every location of the document that carries `x-gap` */
   constructor(
     private readonly document: Json,
-    private readonly gapLocations: Set<string> = new Set(),
+    private readonly gapLocations: ReadonlySet<string> = new Set(),
   ) {
     this.gapLengths = new Set([...gapLocations].map((gap) => gap.length));
   }

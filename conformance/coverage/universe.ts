@@ -1,12 +1,14 @@
-// Everything a coverage report counts of a contract: the locations each kind could reach, worked out
-// from the contract alone (the main thread of a run with workers has no checker of its own; a run
-// without reuses what its hooks built, see built.ts). The AsyncAPI side is webhook-universe.ts: its
-// model loads ajv, which `check` does not need.
+// Everything a coverage report counts of a contract: the locations each kind could reach, read from
+// the build-time index when it is of this contract (coverage-index.ts), else worked out from the
+// contract alone (the main thread of a run with workers has no checker of its own; a run without
+// reuses what its hooks built, see built.ts). The AsyncAPI side is webhook-universe.ts: its model
+// loads ajv, which `check` does not need.
 import { ContractModel, type Json } from "../checks/contract-model.js";
 import { contractDigest } from "../../src/contract/precompiled.js";
 import { SchemaWalker } from "./schema-walk.js";
 import type { CoverageKind } from "./seen.js";
-import { httpGapLocations } from "./gaps.js";
+import { searchHttpGaps } from "./gaps.js";
+import { indexedUniverse } from "./coverage-index.js";
 import { httpBuilt } from "./built.js";
 
 /** Which contract a report is of: enough to refuse merging reports of different contracts. */
@@ -32,8 +34,13 @@ export function identityOf(document: Json, format: ContractIdentity["format"]): 
   };
 }
 
-/** What a `check` coverage report counts of an OpenAPI contract. */
+/** What a `check` coverage report counts of an OpenAPI contract: from the build-time index when it is of this contract. */
 export function httpUniverse(document: Json): Universe {
+  return indexedUniverse(document, "openapi") ?? workOutHttpUniverse(document);
+}
+
+/** What a `check` coverage report counts of an OpenAPI contract, worked out from the contract. */
+export function workOutHttpUniverse(document: Json): Universe {
   // The run's hooks built most of it already, when they checked this very document in this thread.
   const built = httpBuilt.of(document);
   const model =
@@ -76,6 +83,6 @@ export function httpUniverse(document: Json): Universe {
   for (const m of answered.members) kinds.get("response-members")!.add(m);
   kinds.set("branches", new Set([...asked.branches, ...answered.branches]));
   kinds.set("enums", new Set([...asked.enums, ...answered.enums]));
-  kinds.set("gaps", httpGapLocations(document));
+  kinds.set("gaps", searchHttpGaps(document));
   return kinds;
 }

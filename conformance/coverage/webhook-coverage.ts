@@ -5,6 +5,10 @@ import { type SchemaNode, SchemaWalker, type WalkSinks } from "./schema-walk.js"
 import type { SeenLocations } from "./seen.js";
 import { webhookGapLocations } from "./gaps.js";
 import { webhookBuilt } from "./built.js";
+import { loadCoverageIndex } from "./coverage-index.js";
+
+// Read before any hook is made: with it, hooks on the bundled contract do not search it for gaps.
+await loadCoverageIndex();
 
 /** Records what each checked delivery reached of an AsyncAPI contract. */
 export class WebhookCoverage {

@@ -1,14 +1,20 @@
 // Everything a `webhooks` coverage report counts of an AsyncAPI contract.
 import { AsyncApiModel } from "../checks/asyncapi-model.js";
 import type { Json } from "../checks/contract-model.js";
-import { webhookGapLocations } from "./gaps.js";
+import { searchWebhookGaps } from "./gaps.js";
+import { indexedUniverse } from "./coverage-index.js";
 import { webhookBuilt } from "./built.js";
 import { SchemaWalker } from "./schema-walk.js";
 import type { CoverageKind } from "./seen.js";
 import type { Universe } from "./universe.js";
 
-/** What a `webhooks` coverage report counts of an AsyncAPI contract. */
+/** What a `webhooks` coverage report counts of an AsyncAPI contract: from the build-time index when it is of this contract. */
 export function webhookUniverse(document: Json): Universe {
+  return indexedUniverse(document, "asyncapi") ?? workOutWebhookUniverse(document);
+}
+
+/** What a `webhooks` coverage report counts of an AsyncAPI contract, worked out from the contract. */
+export function workOutWebhookUniverse(document: Json): Universe {
   // The run's hooks built most of it already, when they checked this very document in this thread.
   const built = webhookBuilt.of(document);
   const model = built?.model ?? new AsyncApiModel(document);
@@ -20,6 +26,6 @@ export function webhookUniverse(document: Json): Universe {
     ["members", reached.members],
     ["branches", reached.branches],
     ["enums", reached.enums],
-    ["gaps", webhookGapLocations(document)],
+    ["gaps", searchWebhookGaps(document)],
   ]);
 }

@@ -58,7 +58,11 @@ export const STEPS: BuildStep[] = [
       "generated/sandbox-control.json",
       "generated/sandbox-control-types.ts",
     ],
-    outputs: ["generated/conformance-validators.js", "generated/webhook-validators.ts"],
+    outputs: [
+      "generated/conformance-validators.js",
+      "generated/webhook-validators.ts",
+      "generated/coverage-index.js",
+    ],
   },
   {
     name: "package",

@@ -21,6 +21,8 @@ const WHAT: Record<string, string> = {
   "conformance-validators.js":
     "The conformance suite's validators as ajv standalone code, for a short start.",
   "webhook-validators.ts": "The webhook helpers' payload validators as ajv standalone code.",
+  "coverage-index.js":
+    "What coverage reports count of each bundled contract, and its `x-gap` locations, for a short `--coverage` run.",
   "README.md": "This map.",
 };
 

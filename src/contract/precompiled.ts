@@ -3,9 +3,20 @@ import type { ValidateFunction } from "ajv";
 import type { Json } from "./json.js";
 import type { SchemaCompiler } from "./schema-compiler.js";
 
-/** The digest the build-time validators record of the contract they were generated from. */
+/** Digests already taken, by document: a run's checker and its coverage both ask for one. */
+const digests = new WeakMap<object, string>();
+
+/**
+ * The digest the build-time validators record of the contract they were generated from. Kept per
+ * document object: a contract is never changed once read.
+ */
 export function contractDigest(document: Json): string {
-  return createHash("sha256").update(JSON.stringify(document)).digest("hex");
+  const keep = document !== null && typeof document === "object";
+  const known = keep ? digests.get(document) : undefined;
+  if (known !== undefined) return known;
+  const digest = createHash("sha256").update(JSON.stringify(document)).digest("hex");
+  if (keep) digests.set(document, digest);
+  return digest;
 }
 
 interface ValidatorsModule {

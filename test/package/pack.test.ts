@@ -156,6 +156,9 @@ describe("the packed package in a fresh strict project", () => {
       "dist/src/index.js",
       "dist/src/index.d.ts",
       "dist/generated/operations.js",
+      // Build-time data the conformance suite reads beside its code: validators, coverage index.
+      "dist/generated/conformance-validators.js",
+      "dist/generated/coverage-index.js",
       "generated/openapi.json",
       "generated/manifest.json",
       "package.json",
