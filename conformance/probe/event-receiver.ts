@@ -2,8 +2,9 @@
 // verdict on it (conformance/checks/webhooks.ts, the AsyncAPI contract), so that a workflow's awaited
 // event is found by its message and the record's id, and waited for without polling.
 import { EventEmitter } from "node:events";
-import { createServer, type IncomingMessage, type Server } from "node:http";
+import type { IncomingMessage, Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { createSafeServer } from "../../src/server/handler.js";
 import type { Exchange } from "../traffic/exchange.js";
 import type { EntryResult } from "../findings/findings.js";
 import type { WebhookChecker } from "../checks/webhooks.js";
@@ -13,6 +14,13 @@ export const MAX_EVENT_BYTES = 1024 * 1024;
 /** At most this many deliveries, and this many bytes of them, are kept; older ones are forgotten first. */
 const MAX_KEPT = 2000;
 const MAX_KEPT_BYTES = 64 * 1024 * 1024;
+/**
+ * Deliveries read at once: a peer opening more connections finds them closed, so that what is being
+ * read stays within this many times MAX_EVENT_BYTES.
+ */
+export const MAX_CONNECTIONS = 64;
+/** How long one delivery may take to arrive, head and body: a peer trickling one then gets a 408. */
+export const EVENT_REQUEST_TIMEOUT_MS = 30_000;
 
 /** A delivery the receiver got: its JSON body and the contract's verdict (operationId: the message). */
 export interface ReceivedEvent {
@@ -49,23 +57,34 @@ export class EventReceiver {
     this.arrivals.setMaxListeners(0);
   }
 
-  /** Listen on `port` (0: any free one) of `host`, judging each delivery with `checker`. */
-  static async listen(checker: WebhookChecker, port: number, host = "127.0.0.1"): Promise<EventReceiver> {
-    const server = createServer();
+  /**
+   * Listen on `port` (0: any free one) of `host`, judging each delivery with `checker`. The server is
+   * the suite's safe one: a malformed request, an aborted body or a failure is answered, never thrown.
+   */
+  static async listen(
+    checker: WebhookChecker,
+    port: number,
+    host = "127.0.0.1",
+    requestTimeoutMs = EVENT_REQUEST_TIMEOUT_MS,
+  ): Promise<EventReceiver> {
+    const taken: { receiver?: EventReceiver } = {};
+    const server = createSafeServer(
+      async (req, res) => {
+        const status = taken.receiver ? await taken.receiver.take(checker, req) : 503;
+        res.writeHead(status).end();
+      },
+      // What the probe's peer sent is never quoted back.
+      { errorBody: (_status, message) => ({ message }), requestTimeoutMs },
+    );
+    server.maxConnections = MAX_CONNECTIONS;
     await new Promise<void>((resolve, reject) => {
       server.once("error", reject);
       server.listen(port, host, resolve);
     });
     const address = server.address() as AddressInfo;
     const shownHost = address.family === "IPv6" ? `[${address.address}]` : address.address;
-    const receiver = new EventReceiver(server, `http://${shownHost}:${address.port}/`);
-    server.on("request", (req, res) => {
-      void receiver.take(checker, req).then(
-        (status) => res.writeHead(status).end(),
-        () => res.writeHead(500).end(),
-      );
-    });
-    return receiver;
+    taken.receiver = new EventReceiver(server, `http://${shownHost}:${address.port}/`);
+    return taken.receiver;
   }
 
   /** Keep one delivery; the status to answer. */
