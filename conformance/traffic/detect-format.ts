@@ -1,6 +1,7 @@
 // Which format a traffic file is in, from its name and first bytes, with `redocly drift`'s rules so that
 // a log drift recognises is recognised here alike: `.har` and `.kong` by name; then a HAR by its `log`;
-// then a gateway log by the members of its first line; else this suite's NDJSON.
+// then a gateway log by the members of its first line; else this suite's NDJSON. One departure: a
+// first line that is this suite's own exchange is NDJSON even in a file named `*nginx*.ndjson`.
 import type { GatewayFormat } from "./gateway-logs.js";
 
 /** The formats a traffic file can be in. */
@@ -36,24 +37,41 @@ function firstLine(head: string): string | undefined {
   return undefined;
 }
 
-/** The member names of the head's first line, when it is a JSON object; else undefined. */
-function firstMembers(head: string): Set<string> | undefined {
+/** The head's first line, when it is a whole JSON object; else undefined. */
+function firstObject(head: string): Record<string, unknown> | undefined {
   const line = firstLine(head);
   if (line === undefined || !line.startsWith("{")) return undefined;
   try {
     const value: unknown = JSON.parse(line);
-    // Object.keys reads own names only: `__proto__` in the input is just a name here.
     return value && typeof value === "object" && !Array.isArray(value)
-      ? new Set(Object.keys(value))
+      ? (value as Record<string, unknown>)
       : undefined;
   } catch {
     return undefined;
   }
 }
 
+/**
+ * Whether a first line is this suite's own NDJSON exchange: a `request` object with its `url`, and no
+ * member a gateway log is known by. Such a file is read as NDJSON whatever its name says.
+ */
+function isSuiteExchange(line: Record<string, unknown>, members: Set<string>): boolean {
+  const request = Object.hasOwn(line, "request") ? line.request : undefined;
+  const markers = [...KONG_MEMBERS, ...NGINX_MEMBERS, ...APACHE_MEMBERS, "route"];
+  return (
+    request !== null &&
+    typeof request === "object" &&
+    typeof (request as Record<string, unknown>).url === "string" &&
+    !markers.some((name) => members.has(name))
+  );
+}
+
 /** Which gateway log a line's members (or, when the line is not whole, the head's text) mark. */
 function gatewayFormat(head: string, path: string): GatewayFormat | undefined {
-  const members = firstMembers(head);
+  const line = firstObject(head);
+  // Object.keys reads own names only: `__proto__` in the input is just a name here.
+  const members = line ? new Set(Object.keys(line)) : undefined;
+  if (line && members && isSuiteExchange(line, members)) return undefined;
   const lower = path.toLowerCase();
   // A first line longer than the head (a base64 upload) is judged on its text, as drift judges
   // every file, but not in a file named as this suite's NDJSON: there a body's words would decide,

@@ -217,10 +217,23 @@ describe("detection", () => {
     ["file-log.ndjson", kong, "kong"],
     ["routed.log", '{"request":{"method":"GET","uri":"/"},"response":{"status":200},"route":{}}', "kong"],
     ["access.log", nginx, "nginx-json"],
-    ["access-nginx.ndjson", ours, "nginx-json"],
+    // Named as a gateway log: its lines decide. This suite's own exchanges stay NDJSON; a line that
+    // is not one, and marks no log, is read as the name says (as drift reads it).
+    ["access-nginx.ndjson", ours, "ndjson"],
+    [
+      "access-nginx.ndjson",
+      '{"request":{"method":"GET","request_uri":"/"},"response":{"status":200}}',
+      "nginx-json",
+    ],
+    [
+      "suite-exchange-with-marker.ndjson",
+      JSON.stringify({ request: { url: "/" }, time_iso8601: "x" }),
+      "nginx-json",
+    ],
     ["access.json", '{"remote_addr":"192.0.2.1","request":"GET / HTTP/1.1","status":200}', "nginx-json"],
     ["apache.log", apache, "apache-json"],
-    ["site-apache.ndjson", ours, "apache-json"],
+    ["site-apache.ndjson", ours, "ndjson"],
+    ["site-apache.ndjson", '{"request":{"method":"GET"},"response":{"status":200}}', "apache-json"],
     [
       "vhost.log",
       '{"vhost":"a","request_method":"GET","request_uri":"/","response_status":200}',
