@@ -1,6 +1,8 @@
 // npm run mock [-- --port N --host H --key K --secret S]: serve the contract mock (127.0.0.1, --port,
-// PORT, or 4010). With --key and --secret it refuses wrong credentials too, as the sandbox does.
-import { parseArgs } from "node:util";
+// PORT, or 4010). With --key and --secret it refuses wrong credentials too, as the sandbox does. Its
+// command line is read by the package's one parser (src/cli/args.ts), as idv-sandbox's is: an
+// unknown flag, or one without its value, is one line and the usage, exit 2.
+import { parseFlags, readCommandLine, UsageError } from "../src/cli/args.js";
 import { closeOnSignals, parsePort, reportStartError } from "../src/server/index.js";
 import { startMock } from "./server.js";
 
@@ -14,34 +16,40 @@ Serve the contract mock: the service's own rejections in front of Prism's exampl
 
 Stop with SIGINT or SIGTERM.`;
 
+const FLAGS = {
+  port: { type: "string" },
+  host: { type: "string" },
+  key: { type: "string" },
+  secret: { type: "string" },
+} as const;
+
+/** The mock's options from its command line, or `{ help: true }`; a UsageError naming what is wrong. */
+function parse(argv: string[], env: NodeJS.ProcessEnv) {
+  const { help, values, positionals } = parseFlags(argv, FLAGS);
+  if (help) return { help: true as const };
+  if (positionals.length > 0) throw new UsageError("the mock takes no arguments, only flags");
+  const { key: apiKey, secret } = values;
+  if ((apiKey === undefined) !== (secret === undefined))
+    throw new UsageError("--key and --secret go together");
+  let port: number;
+  try {
+    port = parsePort(values.port ?? env.PORT, 4010, "--port");
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  return {
+    help: false as const,
+    port,
+    host: values.host ?? "127.0.0.1",
+    credentials: apiKey && secret ? { apiKey, secret } : undefined,
+  };
+}
+
+const io = { stdout: process.stdout, stderr: process.stderr };
+const args = await readCommandLine("mock", USAGE, io, () => parse(process.argv.slice(2), process.env));
+if (typeof args === "number") process.exit(args);
 try {
-  // Not strict: other arguments are ignored, and a bare --port is reported below.
-  const { values } = parseArgs({
-    args: process.argv.slice(2),
-    options: {
-      port: { type: "string" },
-      host: { type: "string" },
-      key: { type: "string" },
-      secret: { type: "string" },
-      help: { type: "boolean", short: "h" },
-    },
-    strict: false,
-  });
-  if (values.help === true) {
-    console.log(USAGE);
-    process.exit(0);
-  }
-  for (const name of ["port", "host", "key", "secret"] as const) {
-    const flag = values[name];
-    if (typeof flag === "boolean" || flag?.startsWith("--")) throw new Error(`--${name} needs a value`);
-  }
-  const port = parsePort((values.port as string | undefined) ?? process.env.PORT, 4010);
-  const host = (values.host as string | undefined) ?? "127.0.0.1";
-  const [apiKey, secret] = [values.key, values.secret] as (string | undefined)[];
-  if ((apiKey === undefined) !== (secret === undefined)) throw new Error("--key and --secret go together");
-  if (apiKey === "" || secret === "") throw new Error("--key and --secret must not be empty");
-  const credentials = apiKey && secret ? { apiKey, secret } : undefined;
-  const mock = await startMock({ port, host, credentials, log: (line) => console.log(line) });
+  const mock = await startMock({ ...args, log: (line) => console.log(line) });
   // SIGINT or SIGTERM closes the server (and its open connections), then the process exits 0. Set
   // before saying where it listens: a signal sent on reading that line finds its handler.
   closeOnSignals(() => mock.close());

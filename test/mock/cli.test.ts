@@ -79,6 +79,25 @@ describe("the compiled mock", () => {
     expect(run.stdout).not.toMatch(/listening/);
   });
 
+  it.each([
+    [["--prot", "5000"], "mock: unknown flag --prot"],
+    [["--port"], "mock: --port needs a value"],
+    [["--port", "--host", "::1"], "mock: --port needs a value"],
+    [["--key", "k"], "mock: --key and --secret go together"],
+    [["--port", "70000"], 'mock: --port must be an integer from 0 to 65535, got "70000"'],
+    [["serve"], "mock: the mock takes no arguments, only flags"],
+  ])("%j is one line and the usage, exit 2, without listening", (argv, line) => {
+    const run = spawnSync(process.execPath, [`${out}/mock/cli.js`, ...argv], {
+      cwd: fromRoot(),
+      encoding: "utf8",
+      timeout: 20_000,
+    });
+    expect(run.status).toBe(2);
+    expect(run.stderr.split("\n")[0]).toBe(line);
+    expect(run.stderr).toContain("Usage: npm run mock");
+    expect(run.stdout).not.toMatch(/listening/);
+  });
+
   it("answers from dist, and SIGTERM closes its port and exits 0 though a connection is open", async () => {
     const { child, url, output } = await startCompiled();
     const port = Number(new URL(url).port);
