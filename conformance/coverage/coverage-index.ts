@@ -10,11 +10,10 @@ import { type CoverageKind, HTTP_KINDS, WEBHOOK_KINDS } from "./seen.js";
 /** Which bundled contract an entry is of. */
 export type IndexedFormat = "openapi" | "asyncapi";
 
-/** One contract's entry, as the generated module holds it: sorted lists of locations. */
+/** One contract's entry, as the generated module holds it: sorted lists of locations (its gaps are the universe's). */
 export interface CoverageIndexEntry {
   /** contractDigest of the contract it was made from. */
   sha256: string;
-  gaps: string[];
   universe: Partial<Record<CoverageKind, string[]>>;
 }
 
@@ -35,20 +34,19 @@ const isStrings = (value: unknown): value is string[] =>
 /** An entry of the generated module, if it has the shape this code reads; undefined otherwise. */
 export function readIndexEntry(value: unknown, format: IndexedFormat): IndexedCoverage | undefined {
   if (value === null || typeof value !== "object") return undefined;
-  const { sha256, gaps, universe } = value as Partial<Record<keyof CoverageIndexEntry, unknown>>;
-  if (typeof sha256 !== "string" || !isStrings(gaps) || universe === null || typeof universe !== "object")
-    return undefined;
+  const { sha256, universe } = value as Partial<Record<keyof CoverageIndexEntry, unknown>>;
+  if (typeof sha256 !== "string" || universe === null || typeof universe !== "object") return undefined;
   const kinds = new Map<CoverageKind, Set<string>>();
   for (const kind of KINDS[format]) {
     const locations = Object.hasOwn(universe, kind) ? (universe as Record<string, unknown>)[kind] : undefined;
     if (!isStrings(locations)) return undefined;
     kinds.set(kind, new Set(locations));
   }
-  return { gaps: new Set(gaps), universe: kinds };
+  return { gaps: kinds.get("gaps") as Set<string>, universe: kinds };
 }
 
-/** The entries read, with the digest each was made from; null once looked for and not found. */
-let loaded: Map<IndexedFormat, { sha256: string; entry: IndexedCoverage }> | null | undefined;
+/** The entries read, with the digest each was made from (none when the index could not be read). */
+let loaded: Map<IndexedFormat, { sha256: string; entry: IndexedCoverage }> | undefined;
 let loading: Promise<void> | undefined;
 
 /**
@@ -57,18 +55,18 @@ let loading: Promise<void> | undefined;
  */
 export function loadCoverageIndex(): Promise<void> {
   loading ??= (async () => {
+    const entries = new Map<IndexedFormat, { sha256: string; entry: IndexedCoverage }>();
     try {
       // Not a literal specifier: the file is JavaScript generated beside the sources, without types.
       const module = await import(new URL("../../generated/coverage-index.js", import.meta.url).href);
-      const entries = new Map<IndexedFormat, { sha256: string; entry: IndexedCoverage }>();
       for (const format of ["openapi", "asyncapi"] as const) {
         const entry = readIndexEntry(module[format], format);
         if (entry) entries.set(format, { sha256: module[format].sha256, entry });
       }
-      loaded = entries;
     } catch {
-      loaded = null;
+      // No index: every contract is worked out.
     }
+    loaded = entries;
   })();
   return loading;
 }

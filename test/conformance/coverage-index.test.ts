@@ -73,7 +73,6 @@ describe("generated/coverage-index.js", () => {
 describe("an index entry read", () => {
   const good = {
     sha256: "0".repeat(64),
-    gaps: ["/a"],
     universe: { events: ["/e"], members: [], branches: [], enums: [], gaps: ["/a"] },
   };
 
@@ -87,7 +86,6 @@ describe("an index entry read", () => {
     const anything = fc.anything({ withNullPrototype: true, withObjectString: true, maxDepth: 3 });
     const damaged = fc.record({
       sha256: fc.oneof(fc.string(), anything),
-      gaps: fc.oneof(fc.array(fc.string()), anything),
       universe: fc.oneof(
         fc.dictionary(fc.constantFrom("events", "members", "__proto__"), anything),
         anything,
