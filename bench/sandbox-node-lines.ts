@@ -3,9 +3,9 @@
 // here. Each line runs in a process of its own, one after another.
 import { spawnSync } from "node:child_process";
 import { existsSync, readdirSync } from "node:fs";
-import { join } from "node:path";
 import { fromRoot } from "../scripts/lib/paths.js";
 import { QUIET_ENV } from "../scripts/lib/run-tool.js";
+import { cachedNodeBinary, NODE_LINES_CACHE } from "../test/support/node-binary.js";
 
 /** One Node line's medians of one flow (ms) and their ratio. */
 export interface LineResult {
@@ -15,17 +15,12 @@ export interface LineResult {
   ratio: number;
 }
 
-const CACHE = process.env.NODE_LINES_CACHE ?? fromRoot("node_modules/.cache/node-lines");
-
 /** The Node binaries fetched for the tests, by version, newest line last. */
 function cachedNodes(): { version: string; binary: string }[] {
-  if (!existsSync(CACHE)) return [];
-  return readdirSync(CACHE)
+  if (!existsSync(NODE_LINES_CACHE)) return [];
+  return readdirSync(NODE_LINES_CACHE)
     .filter((name) => /^\d+\.\d+\.\d+$/.test(name))
-    .map((version) => ({
-      version,
-      binary: join(CACHE, version, "node_modules", `node-${process.platform}-${process.arch}`, "bin", "node"),
-    }))
+    .map((version) => ({ version, binary: cachedNodeBinary(version) }))
     .filter((n) => existsSync(n.binary))
     .sort((a, b) => Number(a.version.split(".")[0]) - Number(b.version.split(".")[0]));
 }

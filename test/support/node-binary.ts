@@ -50,10 +50,21 @@ function installOnce(dir: string, done: () => boolean, install: () => void): voi
   }
 }
 
+/** Where one version's binary is in the cache, whether or not it has been fetched. */
+export const cachedNodeBinary = (version: string): string =>
+  join(
+    NODE_LINES_CACHE,
+    version,
+    "node_modules",
+    platformPackage,
+    "bin",
+    platform === "win" ? "node.exe" : "node",
+  );
+
 /** The path of one version's binary, installed from the npm registry when not cached yet. */
 export function nodeBinary(version: string): string {
   const dir = join(NODE_LINES_CACHE, version);
-  const binary = join(dir, "node_modules", platformPackage, "bin", platform === "win" ? "node.exe" : "node");
+  const binary = cachedNodeBinary(version);
   installOnce(
     dir,
     () => existsSync(binary),
