@@ -2,7 +2,7 @@
 // PORT, or 4010). With --key and --secret it refuses wrong credentials too, as the sandbox does. Its
 // command line is read by the package's one parser (src/cli/args.ts), as idv-sandbox's is: an
 // unknown flag, or one without its value, is one line and the usage, exit 2.
-import { parseFlags, readCommandLine, UsageError } from "../src/cli/args.js";
+import { asUsage, parseFlags, readCommandLine, UsageError } from "../src/cli/args.js";
 import { closeOnSignals, parsePort, reportStartError } from "../src/server/index.js";
 import { startMock } from "./server.js";
 
@@ -31,15 +31,9 @@ function parse(argv: string[], env: NodeJS.ProcessEnv) {
   const { key: apiKey, secret } = values;
   if ((apiKey === undefined) !== (secret === undefined))
     throw new UsageError("--key and --secret go together");
-  let port: number;
-  try {
-    port = parsePort(values.port ?? env.PORT, 4010, "--port");
-  } catch (error) {
-    throw new UsageError((error as Error).message);
-  }
   return {
     help: false as const,
-    port,
+    port: asUsage(() => parsePort(values.port ?? env.PORT, 4010, "--port")),
     host: values.host ?? "127.0.0.1",
     credentials: apiKey && secret ? { apiKey, secret } : undefined,
   };

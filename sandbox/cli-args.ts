@@ -1,7 +1,7 @@
 // The command line of idv-sandbox, read by the package's one parser (src/cli/args.ts) as
 // idv-conformance's is: its usage, its flags, and the options they give. Apart from sandbox/cli.ts
 // so that a test reads the flags without starting a sandbox.
-import { parseFlags, UsageError } from "../src/cli/args.js";
+import { asUsage, parseFlags, UsageError } from "../src/cli/args.js";
 import { parsePort } from "../src/server/index.js";
 import { receiverUrl } from "./deliveries/receivers.js";
 import { parseWebhookAuth } from "./start.js";
@@ -40,15 +40,6 @@ export const FLAGS = {
   "print-url": { type: "boolean" },
 } as const;
 
-/** A check of a flag's value that throws Error, as a usage error. */
-function usage<T>(check: () => T): T {
-  try {
-    return check();
-  } catch (error) {
-    throw new UsageError((error as Error).message);
-  }
-}
-
 /** The credentials: the flags, else IDV_API_KEY and IDV_API_SECRET, else none (generated). */
 function credentialsOf(key: string | undefined, secret: string | undefined, env: NodeJS.ProcessEnv) {
   if ((key === undefined) !== (secret === undefined)) throw new UsageError("--key and --secret go together");
@@ -71,11 +62,11 @@ export function parse(argv: string[], env: NodeJS.ProcessEnv) {
   const credentials = credentialsOf(values.key, values.secret, env);
   return {
     help: false as const,
-    port: usage(() => parsePort(values.port ?? env.PORT, 4010, "--port")),
+    port: asUsage(() => parsePort(values.port ?? env.PORT, 4010, "--port")),
     host: values.host ?? "127.0.0.1",
     ...(credentials ? { credentials } : {}),
-    ...(webhookUrl ? { webhookUrl: usage(() => receiverUrl(webhookUrl)) } : {}),
-    ...(auth ? { webhookAuth: usage(() => parseWebhookAuth(auth)) } : {}),
+    ...(webhookUrl ? { webhookUrl: asUsage(() => receiverUrl(webhookUrl)) } : {}),
+    ...(auth ? { webhookAuth: asUsage(() => parseWebhookAuth(auth)) } : {}),
     ...(values.state ? { stateFile: values.state } : {}),
     first: values.json ? ("json" as const) : values["print-url"] ? ("url" as const) : undefined,
     /** Whether the credentials came from IDV_API_KEY and IDV_API_SECRET (said at start, never shown). */

@@ -11,6 +11,7 @@ import { bundledContract, readContract } from "../checks/load-contract.js";
 import { openConformanceChecker } from "../run/open-checker.js";
 import { promoteWarnings } from "../run/run.js";
 import {
+  asUsage,
   type CliIo,
   closeOut,
   openOut,
@@ -97,12 +98,7 @@ function parse(argv: string[]) {
   if (rest !== undefined && rest.length === 0) throw new UsageError("-- must be followed by a command");
   if (!values.upstream) throw new UsageError("proxy needs --upstream URL (the service's base URL)");
   const upstream = takeUrl(values.upstream, UPSTREAM);
-  let port: number;
-  try {
-    port = parsePort(values.port, 4011, "--port");
-  } catch (error) {
-    throw new UsageError((error as Error).message);
-  }
+  const port = asUsage(() => parsePort(values.port, 4011, "--port"));
   return {
     help: false as const,
     upstream,

@@ -1,6 +1,7 @@
 // `idv-conformance receiver URL`: send a webhook receiver the battery and report how it answered.
 import type { Writable } from "node:stream";
 import {
+  asUsage,
   type CliIo,
   closeOut,
   openOut,
@@ -51,12 +52,8 @@ function parse(argv: string[], env: NodeJS.ProcessEnv) {
   if (!target) throw new UsageError("receiver needs the receiver's URL");
   if (extra.length > 0) throw new UsageError("receiver takes one URL");
   const authText = values.auth ?? env.IDV_RECEIVER_AUTH;
-  let auth: ReceiverAuth | undefined;
-  try {
-    auth = authText === undefined ? undefined : parseReceiverAuth(authText);
-  } catch (error) {
-    throw new UsageError((error as Error).message);
-  }
+  const auth: ReceiverAuth | undefined =
+    authText === undefined ? undefined : asUsage(() => parseReceiverAuth(authText));
   return {
     help: false as const,
     url: takeUrl(target, URL_FLAGS.receiverUrl),

@@ -7,7 +7,7 @@ import { type CliIo, oneOf, readCommandLine, UsageError } from "../../src/cli/ar
 import type { ReportFormat } from "../findings/reporters.js";
 import { InputError } from "../traffic/input-error.js";
 
-export { type CliIo, parseFlags, shownWord, UsageError } from "../../src/cli/args.js";
+export { asUsage, type CliIo, parseFlags, shownWord, UsageError } from "../../src/cli/args.js";
 
 /** The program's name, as its messages begin. */
 export const PROGRAM = "idv-conformance";

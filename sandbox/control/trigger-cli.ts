@@ -2,7 +2,7 @@
 // event of the contract sent by a running sandbox (POST /_sandbox/trigger), read by the package's one
 // parser (src/cli/args.ts). Prints what was sent and to how many receivers, never the payload (it
 // may hold the record's personal data).
-import { type CliIo, parseFlags, readCommandLine, UsageError } from "../../src/cli/args.js";
+import { asUsage, type CliIo, parseFlags, readCommandLine, UsageError } from "../../src/cli/args.js";
 import { createSandboxControl, SandboxControlError } from "./client.js";
 import { receiverUrl } from "../deliveries/receivers.js";
 import { parseAssignment } from "./trigger-members.js";
@@ -43,13 +43,7 @@ export function parseTrigger(argv: string[]) {
   const event = positionals[0] as string;
   if (!TRIGGER_EVENTS.some((e) => e.event === event))
     throw new UsageError(`EVENT must be one of ${TRIGGER_EVENTS.map((e) => e.event).join(", ")}`);
-  const set = (values.set ?? []).map((text) => {
-    try {
-      return parseAssignment(text);
-    } catch (error) {
-      throw new UsageError((error as Error).message);
-    }
-  });
+  const set = (values.set ?? []).map((text) => asUsage(() => parseAssignment(text)));
   let url: string;
   try {
     url = receiverUrl(values.url ?? "http://127.0.0.1:4010").replace(/\/$/, "");

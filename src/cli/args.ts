@@ -140,6 +140,15 @@ export async function readCommandLine<T>(
   return args as Exclude<T, { help: true }>;
 }
 
+/** A check of a flag's value, whose Error (the check's own words) becomes a UsageError. */
+export function asUsage<T>(check: () => T): T {
+  try {
+    return check();
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+}
+
 /** One of a few words, or a UsageError naming the flag and the words it takes. */
 export function oneOf<W extends string>(value: string, words: readonly W[], flag: string): W {
   if ((words as readonly string[]).includes(value)) return value as W;
