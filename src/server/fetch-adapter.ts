@@ -49,16 +49,18 @@ export async function readStreamBody(
     : { ok: true, bytes: Buffer.concat(chunks, size) };
 }
 
+/** An answer's JSON text, when it is JSON; a TypeError when its json has none (a function), as over node:http. */
+export function jsonTextOf(answer: Answer): string | undefined {
+  if (answer.bytes !== undefined || answer.json === undefined) return undefined;
+  const text = JSON.stringify(answer.json) as string | undefined;
+  if (text === undefined) throw new TypeError("The answer's json has no JSON text.");
+  return text;
+}
+
 /** A Response of an Answer, with its Content-Length (and JSON's Content-Type); HEAD gets no body. */
 export function answerResponse(method: string, answer: Answer): Response {
   // JSON goes as its text: the Response encodes it as it is read, where a Buffer of it first is a copy more.
-  const text =
-    answer.bytes === undefined && answer.json !== undefined
-      ? (JSON.stringify(answer.json) as string | undefined)
-      : undefined;
-  // As Buffer.from(undefined) throws over node:http: a json with no JSON text (a function) is a failure.
-  if (answer.bytes === undefined && answer.json !== undefined && text === undefined)
-    throw new TypeError("The answer's json has no JSON text.");
+  const text = jsonTextOf(answer);
   const bytes = answer.bytes ?? EMPTY;
   const headers = new Headers(answer.headers);
   if (answer.json !== undefined) headers.set("content-type", "application/json");
@@ -122,35 +124,73 @@ function requestOf(input: string | URL | Request, init: RequestInit | undefined)
   return new Request(input, init);
 }
 
+/** A request in this process, before its target is parsed: what the adapter reads of a Request. */
+export interface LocalRequest {
+  /** The method, upper-cased. */
+  method: string;
+  /** The path and query, as a URL parser gives them. */
+  pathAndQuery: string;
+  headers: PipelineRequest["headers"];
+  readBody: PipelineRequest["readBody"];
+}
+
+/**
+ * The app's answer to a request, its line logged: a target that is no path is a 400, and a failure
+ * no handler answered its error answer (a thrown HttpError its status, any other a 500).
+ */
+export async function answerLocally(
+  app: PipelineApp,
+  { method, pathAndQuery, headers, readBody }: LocalRequest,
+  options: FetchAdapterOptions,
+): Promise<{ answer: Answer; pathname: string | undefined }> {
+  const target = parseRequestTarget(pathAndQuery);
+  if (!target)
+    return {
+      answer: errorAnswer(options, 400, "The request target is not a path.", undefined),
+      pathname: undefined,
+    };
+  try {
+    const served = await app({ method, target, headers, readBody });
+    if (served.line !== undefined) options.log?.(served.line);
+    return { answer: served.answer, pathname: target.pathname };
+  } catch (error) {
+    return { answer: failureAnswer(options, error, target.pathname), pathname: target.pathname };
+  }
+}
+
+/** The error answer of a throw: an HttpError's status, any other a 500 whose kind is told. */
+export function failureAnswer(
+  options: FetchAdapterOptions,
+  error: unknown,
+  pathname: string | undefined,
+): Answer {
+  if (error instanceof HttpError)
+    return errorAnswer(options, error.status, error.message, pathname, error.headers);
+  options.onError?.((error as Error)?.name ?? typeof error, pathname);
+  return errorAnswer(options, 500, INTERNAL, pathname);
+}
+
 /** A fetch function answering from `app`, in this process: no socket is opened. */
 export function fetchAdapter(app: PipelineApp, options: FetchAdapterOptions): FetchFunction {
   return async (input, init) => {
     const request = requestOf(input, init);
     const method = request.method.toUpperCase();
     const url = new URL(request.url);
-    const target = parseRequestTarget(url.pathname + url.search);
-    if (!target)
-      return answerResponse(
+    const { answer, pathname } = await answerLocally(
+      app,
+      {
         method,
-        errorAnswer(options, 400, "The request target is not a path.", undefined),
-      );
-    try {
-      const served = await app({
-        method,
-        target,
+        pathAndQuery: url.pathname + url.search,
         headers: headerRecordOf(request.headers),
         readBody: (maxBytes) => readStreamBody(request.body, maxBytes),
-      });
-      if (served.line !== undefined) options.log?.(served.line);
-      return answerResponse(method, served.answer);
+      },
+      options,
+    );
+    try {
+      return answerResponse(method, answer);
     } catch (error) {
-      if (error instanceof HttpError)
-        return answerResponse(
-          method,
-          errorAnswer(options, error.status, error.message, target.pathname, error.headers),
-        );
-      options.onError?.((error as Error)?.name ?? typeof error, target.pathname);
-      return answerResponse(method, errorAnswer(options, 500, INTERNAL, target.pathname));
+      // An answer with no wire form (a json with no JSON text) is the app's failure too.
+      return answerResponse(method, failureAnswer(options, error, pathname));
     }
   };
 }
