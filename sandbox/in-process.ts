@@ -3,10 +3,12 @@
 // answers, app.ts, behind the fetch adapter instead of node:http); receivers may be URLs (real
 // POSTs) or handlers in this process, called with each delivery as a Request.
 import { generateCredentials } from "../src/server/credentials.js";
-import { fetchAdapter } from "../src/server/fetch-adapter.js";
+import { fetchAdapter, type FetchAdapterOptions } from "../src/server/fetch-adapter.js";
 import { errorBody, sandboxApp } from "./http/app.js";
+import { directControlCalls } from "./control/direct.js";
 import {
-  createSandboxControl,
+  controlApi,
+  controlOver,
   type CreateReceiverRequest,
   type SandboxControl,
   type SandboxReceiver,
@@ -47,7 +49,11 @@ export interface InProcessSandbox {
   secret: string;
   /** A WHATWG fetch answered by the sandbox in this process: `createClient({ …, fetch: sandbox.fetch })`. */
   fetch: typeof fetch;
-  /** The typed client of its control API, on `fetch` (clock, receivers, deliveries, settled, advance…). */
+  /**
+   * The typed client of its control API (clock, receivers, deliveries, settled, advance…): its
+   * helpers are answered in this process directly, as `fetch` would answer them; `control.api` is
+   * openapi-fetch on `fetch`.
+   */
   control: SandboxControl;
   /** Receivers in this process: a fetch-style handler gets each delivery as a Request. */
   receivers: {
@@ -99,12 +105,14 @@ export async function createSandbox(options: CreateSandboxOptions = {}): Promise
   });
   sandbox.baseUrl = url;
   const app = await sandboxApp(sandbox, false);
-  const fetch = fetchAdapter(app.answer, {
+  const adapter: FetchAdapterOptions = {
     errorBody,
     onError: (kind) => log?.(`request failed: ${kind}`),
     ...(log ? { log } : {}),
-  }) as typeof globalThis.fetch;
-  const control = createSandboxControl(url, { fetch });
+  };
+  const fetch = fetchAdapter(app.answer, adapter) as typeof globalThis.fetch;
+  // Its helpers answered directly (direct.ts); `control.api` is openapi-fetch on `fetch`, as users call it.
+  const control = controlOver(controlApi(url, fetch), directControlCalls(app.answer, url, adapter));
   const registered: { remove(): void }[] = [];
   let closing: Promise<void> | undefined;
   const close = () =>

@@ -29,13 +29,14 @@ export class SandboxControlError extends Error {
   }
 }
 
-interface Result<T> {
+/** What a control call resolves with, as far as it is read: openapi-fetch's result has these and more. */
+export interface ControlOutcome<T> {
   data?: T;
   error?: unknown;
-  response: Response;
+  response: Pick<Response, "ok" | "status" | "statusText">;
 }
 
-async function unwrap<T>(pending: Promise<Result<T>>): Promise<T> {
+async function unwrap<T>(pending: Promise<ControlOutcome<T>>): Promise<T> {
   const { data, error, response } = await pending;
   if (response.ok) return data as T;
   const body = (error ?? {}) as { error_code?: unknown; message?: unknown };
@@ -50,27 +51,29 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** The openapi-fetch client of the control API. */
 type ControlApi = ReturnType<typeof createFetchClient<paths>>;
+/** The calls the helpers make: openapi-fetch's, or those of a sandbox in this process (direct.ts). */
+export type ControlCalls = Pick<ControlApi, "GET" | "POST" | "DELETE">;
 
 /** The biometric verification's transitions, as the control API makes them. */
-function biometricControl(api: ControlApi) {
+function biometricControl(calls: ControlCalls) {
   const tx = (transaction_id: string) => ({ params: { path: { transaction_id } } });
   return {
-    get: (id: string) => unwrap(api.GET("/_sandbox/biometric_verifications/{transaction_id}", tx(id))),
+    get: (id: string) => unwrap(calls.GET("/_sandbox/biometric_verifications/{transaction_id}", tx(id))),
     /** created or pending → completed with a status. */
     complete: (id: string, status: "pass" | "review" | "fail") =>
       unwrap(
-        api.POST("/_sandbox/biometric_verifications/{transaction_id}/complete", {
+        calls.POST("/_sandbox/biometric_verifications/{transaction_id}/complete", {
           ...tx(id),
           body: { status },
         }),
       ),
     /** created → pending (data sources unavailable). */
     pending: (id: string) =>
-      unwrap(api.POST("/_sandbox/biometric_verifications/{transaction_id}/pending", tx(id))),
+      unwrap(calls.POST("/_sandbox/biometric_verifications/{transaction_id}/pending", tx(id))),
     /** An agent decides a review-status verification. */
     review: (id: string, status: "pass" | "fail") =>
       unwrap(
-        api.POST("/_sandbox/biometric_verifications/{transaction_id}/review", {
+        calls.POST("/_sandbox/biometric_verifications/{transaction_id}/review", {
           ...tx(id),
           body: { status },
         }),
@@ -78,15 +81,15 @@ function biometricControl(api: ControlApi) {
     /** A user edits a completed verification or adds notes. */
     edit: (id: string, notes: string | null = null) =>
       unwrap(
-        api.POST("/_sandbox/biometric_verifications/{transaction_id}/edit", { ...tx(id), body: { notes } }),
+        calls.POST("/_sandbox/biometric_verifications/{transaction_id}/edit", { ...tx(id), body: { notes } }),
       ),
     /** As if the PDF were downloaded: archived 60 minutes later. */
     download: (id: string) =>
-      unwrap(api.POST("/_sandbox/biometric_verifications/{transaction_id}/download", tx(id))),
+      unwrap(calls.POST("/_sandbox/biometric_verifications/{transaction_id}/download", tx(id))),
     /** An unexpected processing error. */
     error: (id: string, message?: string) =>
       unwrap(
-        api.POST("/_sandbox/biometric_verifications/{transaction_id}/error", {
+        calls.POST("/_sandbox/biometric_verifications/{transaction_id}/error", {
           ...tx(id),
           body: message === undefined ? {} : { message },
         }),
@@ -95,18 +98,18 @@ function biometricControl(api: ControlApi) {
 }
 
 /** Workflow cases, created and completed through the control API. */
-function workflowControl(api: ControlApi) {
+function workflowControl(calls: ControlCalls) {
   return {
     create: (
       body: NonNullable<
         paths["/_sandbox/workflow_cases"]["post"]["requestBody"]
       >["content"]["application/json"],
-    ) => unwrap(api.POST("/_sandbox/workflow_cases", { body })),
+    ) => unwrap(calls.POST("/_sandbox/workflow_cases", { body })),
     get: (case_id: number) =>
-      unwrap(api.GET("/_sandbox/workflow_cases/{case_id}", { params: { path: { case_id } } })),
+      unwrap(calls.GET("/_sandbox/workflow_cases/{case_id}", { params: { path: { case_id } } })),
     complete: (case_id: number, approval_status: "approved" | "denied") =>
       unwrap(
-        api.POST("/_sandbox/workflow_cases/{case_id}/complete", {
+        calls.POST("/_sandbox/workflow_cases/{case_id}/complete", {
           params: { path: { case_id } },
           body: { approval_status },
         }),
@@ -116,22 +119,31 @@ function workflowControl(api: ControlApi) {
 
 /** A typed client of a running sandbox's control API (`baseUrl` is the sandbox's address). */
 export function createSandboxControl(baseUrl: string, options: { fetch?: typeof fetch } = {}) {
-  const api = createFetchClient<paths>({ baseUrl, ...(options.fetch ? { fetch: options.fetch } : {}) });
+  const api = controlApi(baseUrl, options.fetch);
+  return controlOver(api, api);
+}
+
+/** The openapi-fetch client of the control API at `baseUrl`, on `fetch` when given. */
+export const controlApi = (baseUrl: string, fetch?: typeof globalThis.fetch): ControlApi =>
+  createFetchClient<paths>({ baseUrl, ...(fetch ? { fetch } : {}) });
+
+/** The control helpers making their calls by `calls`, with `api` the openapi-fetch client users are given. */
+export function controlOver(api: ControlApi, calls: ControlCalls) {
   const control = {
     /** The openapi-fetch client itself, for anything the helpers below do not cover. */
     api,
     /** The virtual time. */
-    clock: () => unwrap(api.GET("/_sandbox/clock")),
+    clock: () => unwrap(calls.GET("/_sandbox/clock")),
     /**
      * Advance the virtual clock by an ISO-8601 duration (`PT1H`, `P7D`). Resolves once every timer due
      * has run and every delivery that fell due has had its attempt answered or timed out, and recorded.
      */
-    advance: (duration: string) => unwrap(api.POST("/_sandbox/clock/advance", { body: { duration } })),
+    advance: (duration: string) => unwrap(calls.POST("/_sandbox/clock/advance", { body: { duration } })),
     /**
      * Resolves once every delivery due now has had its attempt answered or timed out, and recorded
      * (each attempt has a deadline): assert on `deliveries()` after it, without polling.
      */
-    settled: () => unwrap(api.POST("/_sandbox/settle")),
+    settled: () => unwrap(calls.POST("/_sandbox/settle")),
     /**
      * Send one event of the contract (`completed`, `case_completed`, `case.completed`, …) about a
      * record (`subject`), or one made for it, with members overridden (`set: [{ member:
@@ -150,29 +162,29 @@ export function createSandboxControl(baseUrl: string, options: { fetch?: typeof 
         ...(options.subject === undefined ? {} : { subject: options.subject }),
         ...(set.length > 0 ? { set } : {}),
       };
-      return unwrap(api.POST("/_sandbox/trigger", { body }));
+      return unwrap(calls.POST("/_sandbox/trigger", { body }));
     },
     /**
      * Forget every record and delivery, and the clock's offset (for a `beforeEach`); the receivers
      * are kept unless `{ receivers: true }`. Resolves once done (and saved, with --state).
      */
     reset: (options: { receivers?: boolean } = {}) =>
-      unwrap(api.POST("/_sandbox/reset", { body: { receivers: options.receivers === true } })),
+      unwrap(calls.POST("/_sandbox/reset", { body: { receivers: options.receivers === true } })),
     /** Register a receiver: `events` (Basic or Bearer auth) or `workflow` (no credentials). */
-    addReceiver: (body: CreateReceiverRequest) => unwrap(api.POST("/_sandbox/receivers", { body })),
+    addReceiver: (body: CreateReceiverRequest) => unwrap(calls.POST("/_sandbox/receivers", { body })),
     /** The dashboard's Test button: posts the test event once; ok on a 2xx or 3xx answer. */
     testReceiver: (receiver_id: string) =>
-      unwrap(api.POST("/_sandbox/receivers/{receiver_id}/test", { params: { path: { receiver_id } } })),
-    receivers: async () => (await unwrap(api.GET("/_sandbox/receivers"))).receivers,
+      unwrap(calls.POST("/_sandbox/receivers/{receiver_id}/test", { params: { path: { receiver_id } } })),
+    receivers: async () => (await unwrap(calls.GET("/_sandbox/receivers"))).receivers,
     removeReceiver: (receiver_id: string) =>
-      unwrap(api.DELETE("/_sandbox/receivers/{receiver_id}", { params: { path: { receiver_id } } })),
+      unwrap(calls.DELETE("/_sandbox/receivers/{receiver_id}", { params: { path: { receiver_id } } })),
     /** Deliveries, oldest first, filtered by status, receiver, subject or event. */
     deliveries: async (query: DeliveryFilter = {}) =>
-      (await unwrap(api.GET("/_sandbox/deliveries", { params: { query } }))).deliveries,
+      (await unwrap(calls.GET("/_sandbox/deliveries", { params: { query } }))).deliveries,
     delivery: (delivery_id: string) =>
-      unwrap(api.GET("/_sandbox/deliveries/{delivery_id}", { params: { path: { delivery_id } } })),
+      unwrap(calls.GET("/_sandbox/deliveries/{delivery_id}", { params: { path: { delivery_id } } })),
     replay: (delivery_id: string) =>
-      unwrap(api.POST("/_sandbox/deliveries/{delivery_id}/replay", { params: { path: { delivery_id } } })),
+      unwrap(calls.POST("/_sandbox/deliveries/{delivery_id}/replay", { params: { path: { delivery_id } } })),
     /** Poll the deliveries until one matches (every 50 ms, up to `timeoutMs`, 10 s by default). */
     async waitForDelivery(
       match: (delivery: SandboxDelivery) => boolean,
@@ -188,11 +200,11 @@ export function createSandboxControl(baseUrl: string, options: { fetch?: typeof 
         await sleep(50);
       }
     },
-    biometric: biometricControl(api),
-    workflow: workflowControl(api),
+    biometric: biometricControl(calls),
+    workflow: workflowControl(calls),
   };
   return control;
 }
 
 /** The control helper's type. */
-export type SandboxControl = ReturnType<typeof createSandboxControl>;
+export type SandboxControl = ReturnType<typeof controlOver>;

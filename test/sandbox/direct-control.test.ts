@@ -1,0 +1,232 @@
+// createSandbox's control helpers call the sandbox's answers directly (sandbox/control/direct.ts):
+// what the sandbox is asked and what the caller gets must be what openapi-fetch over the sandbox's
+// fetch would give, refusals and failures included.
+import fc from "fast-check";
+import createFetchClient from "openapi-fetch";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { directControlCalls } from "../../sandbox/control/direct.js";
+import {
+  createSandbox,
+  createSandboxControl,
+  type InProcessSandbox,
+  SandboxControlError,
+  type SandboxControl,
+} from "../../sandbox/index.js";
+import type { Answer } from "../../src/server/answer.js";
+import { fetchAdapter, type FetchAdapterOptions } from "../../src/server/fetch-adapter.js";
+import { HttpError } from "../../src/server/handler.js";
+import type { PipelineRequest } from "../../src/server/pipeline.js";
+import { createClient } from "../../src/index.js";
+import { CREDENTIALS } from "../support/sandbox.js";
+
+const BASE = "http://sandbox.idv.test";
+
+/** What the app was asked: everything a handler can read. */
+async function asked(request: PipelineRequest) {
+  const read = await request.readBody(64 * 1024);
+  return {
+    method: request.method,
+    target: request.target,
+    headers: { ...request.headers },
+    body: read.ok ? read.bytes.toString("utf8") : `too large: ${read.size}`,
+  };
+}
+
+/** An app answering `answer` (or throwing it), keeping what it was asked. */
+function appOf(reply: () => Answer) {
+  const seen: unknown[] = [];
+  const app = async (request: PipelineRequest) => {
+    seen.push(await asked(request));
+    return { answer: reply(), line: `${request.method} ${request.target.pathname}` };
+  };
+  return { app, seen };
+}
+
+/** Call one of a client's methods loosely: the property's paths are any template. */
+type LooseCall = (
+  path: string,
+  init?: object,
+) => Promise<{ data?: unknown; error?: unknown; response: { status: number } }>;
+
+/** The outcome of a call, or the name of its rejection. */
+async function outcomeOf(pending: Promise<Awaited<ReturnType<LooseCall>>>) {
+  try {
+    const { data, error, response } = await pending;
+    return { data, error, status: response.status };
+  } catch (rejection) {
+    return { rejected: (rejection as Error).name };
+  }
+}
+
+/** The same call through openapi-fetch over the fetch adapter, and directly. */
+async function bothWays(reply: () => Answer, method: "GET" | "POST" | "DELETE", path: string, init: object) {
+  const sides = [] as { outcome: unknown; seen: unknown[]; logged: string[]; failures: string[] }[];
+  for (const direct of [false, true]) {
+    const { app, seen } = appOf(reply);
+    const logged: string[] = [];
+    const failures: string[] = [];
+    const options: FetchAdapterOptions = {
+      errorBody: (status, message) => ({ error_code: `E${status}`, message }),
+      onError: (kind) => failures.push(kind),
+      log: (line) => logged.push(line),
+    };
+    const calls = direct
+      ? directControlCalls(app, BASE, options)
+      : createFetchClient({ baseUrl: BASE, fetch: fetchAdapter(app, options) as typeof fetch });
+    const call = (calls as unknown as Record<string, LooseCall>)[method] as LooseCall;
+    sides.push({ outcome: await outcomeOf(call(path, init)), seen, logged, failures });
+  }
+  return sides;
+}
+
+// The statuses the control API answers with (a 205 or 304 would carry no body over fetch).
+const statuses = fc.constantFrom(200, 201, 202, 204, 400, 401, 404, 409, 413, 422, 500, 503);
+const answers: fc.Arbitrary<Answer> = fc.oneof(
+  fc.record({ status: statuses, json: fc.jsonValue({ maxDepth: 3 }) }),
+  fc.record({ status: statuses }),
+  fc.record({ status: statuses, bytes: fc.string({ maxLength: 40 }).map((s) => Buffer.from(s)) }),
+);
+const templates = fc.constantFrom(
+  "/_sandbox/clock",
+  "/_sandbox/deliveries",
+  "/_sandbox/deliveries/{delivery_id}",
+  "/_sandbox/biometric_verifications/{transaction_id}/complete",
+  "/_sandbox/workflow_cases/{case_id}",
+);
+const params = fc.record(
+  {
+    path: fc.record({
+      delivery_id: fc.string({ maxLength: 12 }),
+      transaction_id: fc.string({ maxLength: 12 }),
+      case_id: fc.oneof(fc.integer(), fc.string({ maxLength: 6 })),
+    }),
+    query: fc.dictionary(
+      fc.constantFrom("status", "subject", "event", "receiver_id"),
+      fc.string({ maxLength: 8 }),
+    ),
+  },
+  { requiredKeys: [] },
+);
+
+describe("the direct control calls", () => {
+  it("ask the sandbox what openapi-fetch over its fetch asks, and give back what it gives", async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        answers,
+        fc.constantFrom("GET", "POST", "DELETE") as fc.Arbitrary<"GET" | "POST" | "DELETE">,
+        templates,
+        params,
+        fc.option(fc.jsonValue({ maxDepth: 3 }), { nil: undefined }),
+        async (answer, method, template, given, body) => {
+          // A body with no JSON text (undefined inside an array is null) is still a body of JSON text.
+          const init = { params: given, ...(body === undefined || method === "GET" ? {} : { body }) };
+          const [overFetch, direct] = await bothWays(() => answer, method, template, init);
+          expect(direct).toEqual(overFetch);
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
+  it("answer a throw as the fetch adapter does: an HttpError's status, any other a 500 told by kind", async () => {
+    const throws: (() => never)[] = [
+      () => {
+        throw new HttpError(413, "too large");
+      },
+      () => {
+        throw new RangeError("secret detail");
+      },
+    ];
+    for (const reply of throws) {
+      const [overFetch, direct] = await bothWays(reply, "POST", "/_sandbox/clock/advance", { body: {} });
+      expect(direct).toEqual(overFetch);
+      expect(JSON.stringify(direct)).not.toContain("secret detail");
+    }
+    // A json with no JSON text is the app's failure, over both.
+    const [overFetch, direct] = await bothWays(
+      () => ({ status: 200, json: () => 1 }),
+      "GET",
+      "/_sandbox/clock",
+      {},
+    );
+    expect(direct).toEqual(overFetch);
+    expect(direct?.failures).toEqual(["TypeError"]);
+  });
+});
+
+describe("createSandbox()'s control", () => {
+  let sandbox: InProcessSandbox;
+  let overFetch: SandboxControl;
+  const lines: string[] = [];
+  beforeAll(async () => {
+    sandbox = await createSandbox({
+      key: CREDENTIALS.apiKey,
+      secret: CREDENTIALS.secret,
+      log: (line) => lines.push(line),
+    });
+    overFetch = createSandboxControl(sandbox.url, { fetch: sandbox.fetch });
+  });
+  afterAll(() => sandbox?.close());
+
+  it("makes no fetch: its helpers do not go through control.api", async () => {
+    const get = vi.spyOn(sandbox.control.api, "GET");
+    await sandbox.control.clock();
+    await sandbox.control.receivers();
+    expect(get).not.toHaveBeenCalled();
+    get.mockRestore();
+  });
+
+  /** A helper's result, or its refusal's status, code and message. */
+  const settle = (pending: Promise<unknown>) =>
+    pending.then(
+      (value) => ({ value }),
+      (error: unknown) =>
+        error instanceof SandboxControlError
+          ? { status: error.status, code: error.code, message: error.message }
+          : { thrown: String(error) },
+    );
+
+  it("answers as over its fetch, refusals included, and logs the same lines", async () => {
+    const asks: ((control: SandboxControl) => Promise<unknown>)[] = [
+      (c) => c.clock().then((clock) => clock.offset_ms),
+      (c) => c.receivers(),
+      (c) => c.advance("P1Y"),
+      (c) => c.advance("soon"),
+      (c) => c.biometric.get("tx_nowhere"),
+      (c) => c.biometric.complete("../clock", "pass"),
+      (c) => c.workflow.get(Number.NaN),
+      (c) => c.addReceiver({ url: "ftp://x.example/" }),
+      (c) => c.trigger("completed", { set: { "verification.status": 7 } }),
+      (c) => c.trigger("no_such_event"),
+      (c) => c.trigger("completed", { set: { "verification.notes": "x".repeat(70 * 1024) } }),
+      (c) => c.deliveries({ status: "nope" as "failed" }),
+      (c) => c.replay("dlv_nowhere"),
+      (c) => c.removeReceiver("rcv_nowhere"),
+    ];
+    for (const ask of asks) {
+      lines.length = 0;
+      const viaFetch = await settle(ask(overFetch));
+      const fetchLines = [...lines];
+      lines.length = 0;
+      const direct = await settle(ask(sandbox.control));
+      expect(direct, ask.toString()).toEqual(viaFetch);
+      expect(lines, ask.toString()).toEqual(fetchLines);
+    }
+  });
+
+  it("gives a copy: changing what a helper returned changes nothing kept", async () => {
+    await sandbox.receivers.add(() => new Response(null, { status: 204 }));
+    const client = createClient({ baseUrl: sandbox.url, ...CREDENTIALS, fetch: sandbox.fetch });
+    const created = await client.POST("/api/v2/send_text", {
+      body: { reference: "direct", firstname: "Mere", lastname: "Tane", contact_phone: "64211234567" },
+    });
+    const id = created.data?.transaction_id as string;
+    await sandbox.control.settled();
+    const [delivery] = await sandbox.control.deliveries({ subject: id });
+    // A delivery's view holds its kept headers: the caller's copy is its own.
+    (delivery?.headers as Record<string, string>)["x-changed"] = "yes";
+    const again = await sandbox.control.deliveries({ subject: id });
+    expect(again[0]?.headers).not.toHaveProperty("x-changed");
+    expect(again).toEqual(await overFetch.deliveries({ subject: id }));
+  });
+});
