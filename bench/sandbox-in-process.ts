@@ -106,9 +106,11 @@ async function round(open: () => Promise<Target>): Promise<{ flowMs: number; who
   }
 }
 
-/** Median (min–max) with `digits` after the point. */
-const spread = (xs: number[], digits: number) =>
-  `${median(xs).toFixed(digits)} (${Math.min(...xs).toFixed(digits)}–${Math.max(...xs).toFixed(digits)})`;
+/** Median (min–max) with `digits` after the point, each followed by `unit`. */
+const spread = (xs: number[], digits: number, unit = "") => {
+  const show = (x: number) => `${x.toFixed(digits)}${unit}`;
+  return `${show(median(xs))} (${show(Math.min(...xs))}–${show(Math.max(...xs))})`;
+};
 
 /** The side-by-side table and the ratio of the medians of one flow. */
 export async function measureInProcess(): Promise<{
@@ -119,6 +121,8 @@ export async function measureInProcess(): Promise<{
   warmup: number;
   here: number;
   http: number;
+  /** Each transport's round medians and the rounds' own ratios, as median (min–max). */
+  spreads: { here: string; http: string; paired: string };
 }> {
   const results = {
     here: [] as { flowMs: number; wholeMs: number }[],
@@ -144,7 +148,14 @@ export async function measureInProcess(): Promise<{
   ].join("\n");
   const here = median(flows(results.here));
   const http = median(flows(results.http));
-  return { table, ratio, rounds: ROUNDS, flows: FLOWS, warmup: WARMUP_ROUNDS, here, http };
+  // Both sides of a round ran beside each other: its own ratio shows how far the machine drifted.
+  const paired = results.here.map((r, i) => (results.http[i]?.flowMs ?? Number.NaN) / r.flowMs);
+  const spreads = {
+    here: spread(flows(results.here), 2),
+    http: spread(flows(results.http), 2),
+    paired: spread(paired, 1, "×"),
+  };
+  return { table, ratio, rounds: ROUNDS, flows: FLOWS, warmup: WARMUP_ROUNDS, here, http, spreads };
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {

@@ -7,12 +7,13 @@ import { fromRoot } from "../scripts/lib/paths.js";
 import { QUIET_ENV } from "../scripts/lib/run-tool.js";
 import { cachedNodeBinary, NODE_LINES_CACHE } from "../test/support/node-binary.js";
 
-/** One Node line's medians of one flow (ms) and their ratio. */
+/** One Node line's medians of one flow (ms), their ratio, and their spreads (median (min–max)). */
 export interface LineResult {
   node: string;
   here: number;
   http: number;
   ratio: number;
+  spreads: { here: string; http: string; paired: string };
 }
 
 /** The Node binaries fetched for the tests, by version, newest line last. */
@@ -38,7 +39,8 @@ export function measureOnNodeLines(): LineResult[] {
     });
     if (run.status !== 0) throw new Error(`Node ${version}: the in-process flow failed:\n${run.stderr}`);
     const measured = JSON.parse(run.stdout.trim().split("\n").pop() ?? "{}");
-    results.push({ node: `v${version}`, here: measured.here, http: measured.http, ratio: measured.ratio });
+    const { here, http, ratio, spreads } = measured;
+    results.push({ node: `v${version}`, here, http, ratio, spreads });
   }
   return results;
 }
