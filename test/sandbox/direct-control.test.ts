@@ -79,12 +79,51 @@ async function bothWays(reply: () => Answer, method: "GET" | "POST" | "DELETE", 
   return sides;
 }
 
-// The statuses the control API answers with (a 205 or 304 would carry no body over fetch).
-const statuses = fc.constantFrom(200, 201, 202, 204, 400, 401, 404, 409, 413, 422, 500, 503);
+// Any status an answer may carry: a 205 or 304 has no body over fetch, and one outside 200-599 no
+// Response at all (the app's failure); bytes may start with a BOM, which reading them as text drops.
+const statuses = fc.constantFrom(
+  200,
+  201,
+  202,
+  204,
+  205,
+  301,
+  304,
+  400,
+  401,
+  404,
+  409,
+  413,
+  422,
+  500,
+  503,
+  101,
+  103,
+  199,
+  600,
+);
+const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
+const bytes = fc.oneof(
+  fc.string({ maxLength: 40 }).map((s) => Buffer.from(s)),
+  fc.jsonValue({ maxDepth: 2 }).map((value) => Buffer.concat([BOM, Buffer.from(JSON.stringify(value))])),
+  fc.constant(BOM),
+  fc.uint8Array({ maxLength: 12 }).map((array) => Buffer.from(array)),
+);
+// Headers a Response refuses (a line break in a value) make the app's failure; chunked makes a
+// Content-Length of 0 no sign of an empty body to openapi-fetch.
+const headers = fc.constantFrom<Record<string, string> | undefined>(
+  undefined,
+  { "retry-after": "1" },
+  { "Transfer-Encoding": "chunked" },
+  { "x-note": "a\nb" },
+);
 const answers: fc.Arbitrary<Answer> = fc.oneof(
-  fc.record({ status: statuses, json: fc.jsonValue({ maxDepth: 3 }) }),
-  fc.record({ status: statuses }),
-  fc.record({ status: statuses, bytes: fc.string({ maxLength: 40 }).map((s) => Buffer.from(s)) }),
+  fc.record(
+    { status: statuses, json: fc.jsonValue({ maxDepth: 3 }), headers },
+    { requiredKeys: ["status", "json"] },
+  ),
+  fc.record({ status: statuses, headers }, { requiredKeys: ["status"] }),
+  fc.record({ status: statuses, bytes, headers }, { requiredKeys: ["status", "bytes"] }),
 );
 const templates = fc.constantFrom(
   "/_sandbox/clock",
@@ -142,6 +181,14 @@ describe("the direct control calls", () => {
       expect(direct).toEqual(overFetch);
       expect(JSON.stringify(direct)).not.toContain("secret detail");
     }
+    // A body that cannot be written and a path that cannot be encoded: openapi-fetch writes the body first.
+    const [bodyFirst, directBodyFirst] = await bothWays(
+      () => ({ status: 200, json: {} }),
+      "POST",
+      "/_sandbox/deliveries/{delivery_id}/replay",
+      { params: { path: { delivery_id: "\uD800" } }, body: { notes: 1n } },
+    );
+    expect(directBodyFirst).toEqual(bodyFirst);
     // A json with no JSON text is the app's failure, over both.
     const [overFetch, direct] = await bothWays(
       () => ({ status: 200, json: () => 1 }),
