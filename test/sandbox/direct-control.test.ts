@@ -132,19 +132,52 @@ const templates = fc.constantFrom(
   "/_sandbox/biometric_verifications/{transaction_id}/complete",
   "/_sandbox/workflow_cases/{case_id}",
 );
+// Segments a URL parser rewrites or a path encoder refuses (a lone surrogate), and any text.
+const segment = fc.oneof(
+  fc.constantFrom("", ".", "..", "%", "%2e%2e", "/", "?", "#", "a b", "é", "\uD800", "\\"),
+  fc.string({ maxLength: 12, unit: "binary" }),
+);
+// Query values as helpers may be given them (a DeliveryFilter from untyped code): arrays, objects
+// (a nested one is refused by the serializer), numbers, nothing.
+const queryValue = fc.oneof(
+  segment,
+  fc.array(segment, { maxLength: 3 }),
+  fc.constantFrom(undefined, null, 0, true),
+  fc.dictionary(fc.string({ maxLength: 3 }), fc.oneof(segment, fc.array(segment, { maxLength: 2 })), {
+    maxKeys: 2,
+  }),
+);
 const params = fc.record(
   {
     path: fc.record({
-      delivery_id: fc.string({ maxLength: 12 }),
-      transaction_id: fc.string({ maxLength: 12 }),
-      case_id: fc.oneof(fc.integer(), fc.string({ maxLength: 6 })),
+      delivery_id: segment,
+      transaction_id: segment,
+      case_id: fc.oneof(fc.integer(), fc.double(), segment),
     }),
     query: fc.dictionary(
-      fc.constantFrom("status", "subject", "event", "receiver_id"),
-      fc.string({ maxLength: 8 }),
+      fc.oneof(fc.constantFrom("status", "subject", "event", "receiver_id"), segment),
+      queryValue,
     ),
   },
   { requiredKeys: [] },
+);
+
+// Bodies whose JSON text is not what they hold (none, a null, a throw) as well as JSON values.
+const bodies = fc.oneof(
+  fc.jsonValue({ maxDepth: 3 }),
+  fc.anything({ maxDepth: 2 }),
+  fc.constantFrom<unknown>(
+    null,
+    "\uD800",
+    Number.NaN,
+    -0,
+    new Date(0),
+    [undefined],
+    () => 1,
+    Symbol("s"),
+    { toJSON: () => undefined },
+    1n,
+  ),
 );
 
 describe("the direct control calls", () => {
@@ -155,7 +188,7 @@ describe("the direct control calls", () => {
         fc.constantFrom("GET", "POST", "DELETE") as fc.Arbitrary<"GET" | "POST" | "DELETE">,
         templates,
         params,
-        fc.option(fc.jsonValue({ maxDepth: 3 }), { nil: undefined }),
+        fc.option(bodies, { nil: undefined }),
         async (answer, method, template, given, body) => {
           // A body with no JSON text (undefined inside an array is null) is still a body of JSON text.
           const init = { params: given, ...(body === undefined || method === "GET" ? {} : { body }) };
@@ -249,6 +282,23 @@ describe("createSandbox()'s control", () => {
       (c) => c.deliveries({ status: "nope" as "failed" }),
       (c) => c.replay("dlv_nowhere"),
       (c) => c.removeReceiver("rcv_nowhere"),
+      // Ids a URL parser rewrites ("..", "." and "" name the collection), or that name no route.
+      (c) => c.delivery(".."),
+      (c) => c.delivery(""),
+      (c) => c.delivery("%"),
+      (c) => c.replay("a/b?c#d"),
+      (c) => c.biometric.get("."),
+      (c) => c.biometric.edit("é", undefined),
+      (c) => c.biometric.error("tx", "why"),
+      (c) => c.testReceiver("rcv_nowhere"),
+      (c) => c.workflow.get(-1),
+      (c) => c.workflow.create(null as never),
+      (c) => c.deliveries({ subject: ["a", "b"] as never, event: undefined }),
+      (c) =>
+        c.trigger("completed", {
+          set: JSON.parse('{"__proto__": 1, "a.b": null}') as Record<string, unknown>,
+        }),
+      (c) => c.waitForDelivery(() => false, { status: "failed" }, -1),
     ];
     for (const ask of asks) {
       lines.length = 0;
