@@ -13,7 +13,7 @@ import {
   type WireAnswer,
   wireOf,
 } from "../../src/server/fetch-adapter.js";
-import type { ControlCalls, ControlOutcome } from "./client.js";
+import type { ControlApi, ControlCalls, ControlOutcome } from "./client.js";
 
 /** What the helpers pass to a call: openapi-fetch's init, as far as they use it. */
 interface CallInit {
@@ -96,4 +96,23 @@ export function directControlCalls(
     };
   // Typed as openapi-fetch's methods, whose results unwrap reads only as ControlOutcome.
   return { GET: call("GET"), POST: call("POST"), DELETE: call("DELETE") } as unknown as ControlCalls;
+}
+
+/**
+ * `direct` until a middleware is added to `api`, then `api` itself: a middleware on `control.api`
+ * sees every helper's request, as it does on a client of `createSandboxControl`.
+ */
+export function directUntilMiddleware(api: ControlApi, direct: ControlCalls): ControlCalls {
+  let calls: ControlCalls = direct;
+  const use = api.use.bind(api);
+  api.use = (...middleware) => {
+    calls = api;
+    use(...middleware);
+  };
+  // Chosen at each call: a middleware added later applies to the helpers from then on.
+  return {
+    GET: (...args) => calls.GET(...args),
+    POST: (...args) => calls.POST(...args),
+    DELETE: (...args) => calls.DELETE(...args),
+  } as ControlCalls;
 }

@@ -256,6 +256,23 @@ describe("createSandbox()'s control", () => {
     get.mockRestore();
   });
 
+  it("goes through control.api once a middleware is added to it, so that it sees every helper's request", async () => {
+    const other = await createSandbox({ key: CREDENTIALS.apiKey, secret: CREDENTIALS.secret });
+    try {
+      const seen: string[] = [];
+      other.control.api.use({
+        onRequest: ({ request }) => {
+          seen.push(`${request.method} ${new URL(request.url).pathname}`);
+        },
+      });
+      await other.control.clock();
+      await other.control.settled();
+      expect(seen).toEqual(["GET /_sandbox/clock", "POST /_sandbox/settle"]);
+    } finally {
+      await other.close();
+    }
+  });
+
   /** A helper's result, or its refusal's status, code and message. */
   const settle = (pending: Promise<unknown>) =>
     pending.then(
