@@ -72,16 +72,18 @@ export function wireOf(method: string, answer: Answer): WireAnswer {
   // JSON goes as its text: the Response encodes it as it is read, where a Buffer of it first is a copy more.
   const text = jsonTextOf(answer);
   const bytes = answer.bytes ?? EMPTY;
-  if (!(answer.status >= 200 && answer.status <= 599))
-    throw new RangeError(`The status ${answer.status} is not in the range of 200 to 599.`);
   const headers = new Headers(answer.headers);
+  // The status as a Response reads it (WebIDL's unsigned short), and refuses it, after its headers.
+  const status = Number.isFinite(answer.status) ? ((Math.trunc(answer.status) % 65536) + 65536) % 65536 : 0;
+  if (status < 200 || status > 599)
+    throw new RangeError(`The status ${status} is not in the range of 200 to 599.`);
   if (answer.json !== undefined) headers.set("content-type", "application/json");
   headers.set("content-length", String(text === undefined ? bytes.length : Buffer.byteLength(text, "utf8")));
-  const empty = method === "HEAD" || NULL_BODY.has(answer.status);
+  const empty = method === "HEAD" || NULL_BODY.has(status);
   const body = empty
     ? null
     : (text ?? new Uint8Array(bytes.buffer as ArrayBuffer, bytes.byteOffset, bytes.length));
-  return { status: answer.status, headers, body };
+  return { status, headers, body };
 }
 
 /** A Response of an Answer, with its Content-Length (and JSON's Content-Type); HEAD gets no body. */

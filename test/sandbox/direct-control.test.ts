@@ -79,8 +79,9 @@ async function bothWays(reply: () => Answer, method: "GET" | "POST" | "DELETE", 
   return sides;
 }
 
-// Any status an answer may carry: a 205 or 304 has no body over fetch, and one outside 200-599 no
-// Response at all (the app's failure); bytes may start with a BOM, which reading them as text drops.
+// Any status an answer may carry: a 205 or 304 has no body over fetch, one outside 200-599 no
+// Response at all (the app's failure), one not an integer is read as a Response reads it (204.5 a
+// 204, 65736 a 200); bytes may start with a BOM, which reading them as text drops.
 const statuses = fc.constantFrom(
   200,
   201,
@@ -101,6 +102,9 @@ const statuses = fc.constantFrom(
   103,
   199,
   600,
+  204.5,
+  65736,
+  Number.NaN,
 );
 const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
 const bytes = fc.oneof(
