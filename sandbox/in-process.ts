@@ -5,7 +5,7 @@
 import { generateCredentials } from "../src/server/credentials.js";
 import { fetchAdapter, type FetchAdapterOptions } from "../src/server/fetch-adapter.js";
 import { errorBody, sandboxApp } from "./http/app.js";
-import { directControlCalls } from "./control/direct.js";
+import { directControlCalls, directUntilMiddleware } from "./control/direct.js";
 import {
   controlApi,
   controlOver,
@@ -52,7 +52,7 @@ export interface InProcessSandbox {
   /**
    * The typed client of its control API (clock, receivers, deliveries, settled, advance…): its
    * helpers are answered in this process directly, as `fetch` would answer them; `control.api` is
-   * openapi-fetch on `fetch`.
+   * openapi-fetch on `fetch`, and once a middleware is added to it (`use`) the helpers go through it.
    */
   control: SandboxControl;
   /** Receivers in this process: a fetch-style handler gets each delivery as a Request. */
@@ -111,8 +111,10 @@ export async function createSandbox(options: CreateSandboxOptions = {}): Promise
     ...(log ? { log } : {}),
   };
   const fetch = fetchAdapter(app.answer, adapter) as typeof globalThis.fetch;
-  // Its helpers answered directly (direct.ts); `control.api` is openapi-fetch on `fetch`, as users call it.
-  const control = controlOver(controlApi(url, fetch), directControlCalls(app.answer, url, adapter));
+  // Its helpers answered directly (direct.ts) until control.api has a middleware; control.api is
+  // openapi-fetch on `fetch`, as users call it.
+  const api = controlApi(url, fetch);
+  const control = controlOver(api, directUntilMiddleware(api, directControlCalls(app.answer, url, adapter)));
   const registered: { remove(): void }[] = [];
   let closing: Promise<void> | undefined;
   const close = () =>

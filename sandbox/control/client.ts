@@ -50,7 +50,7 @@ async function unwrap<T>(pending: Promise<ControlOutcome<T>>): Promise<T> {
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** The openapi-fetch client of the control API. */
-type ControlApi = ReturnType<typeof createFetchClient<paths>>;
+export type ControlApi = ReturnType<typeof createFetchClient<paths>>;
 /** The calls the helpers make: openapi-fetch's, or those of a sandbox in this process (direct.ts). */
 export type ControlCalls = Pick<ControlApi, "GET" | "POST" | "DELETE">;
 

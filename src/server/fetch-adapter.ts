@@ -25,7 +25,7 @@ export type FetchFunction = (input: string | URL | Request, init?: RequestInit) 
 const INTERNAL = "The server failed to answer this request.";
 
 /** Statuses whose answer has no body (a Response refuses one). */
-const NULL_BODY = new Set([101, 103, 204, 205, 304]);
+const NULL_BODY = new Set([204, 205, 304]);
 const EMPTY = Buffer.alloc(0);
 
 /** Read a body stream, keeping at most `maxBytes`: a larger one is read to its end unkept. */
@@ -50,26 +50,46 @@ export async function readStreamBody(
 }
 
 /** An answer's JSON text, when it is JSON; a TypeError when its json has none (a function), as over node:http. */
-export function jsonTextOf(answer: Answer): string | undefined {
+function jsonTextOf(answer: Answer): string | undefined {
   if (answer.bytes !== undefined || answer.json === undefined) return undefined;
   const text = JSON.stringify(answer.json) as string | undefined;
   if (text === undefined) throw new TypeError("The answer's json has no JSON text.");
   return text;
 }
 
-/** A Response of an Answer, with its Content-Length (and JSON's Content-Type); HEAD gets no body. */
-export function answerResponse(method: string, answer: Answer): Response {
+/** An answer as a Response carries it: its headers and body (none for HEAD or a null-body status). */
+export interface WireAnswer {
+  status: number;
+  headers: Headers;
+  body: string | Uint8Array<ArrayBuffer> | null;
+}
+
+/**
+ * An answer's wire form, with its Content-Length (and JSON's Content-Type); what a Response refuses
+ * throws as it would: a status outside 200-599 a RangeError, a header it cannot carry a TypeError.
+ */
+export function wireOf(method: string, answer: Answer): WireAnswer {
   // JSON goes as its text: the Response encodes it as it is read, where a Buffer of it first is a copy more.
   const text = jsonTextOf(answer);
   const bytes = answer.bytes ?? EMPTY;
   const headers = new Headers(answer.headers);
+  // The status as a Response reads it (WebIDL's unsigned short), and refuses it, after its headers.
+  const status = Number.isFinite(answer.status) ? ((Math.trunc(answer.status) % 65536) + 65536) % 65536 : 0;
+  if (status < 200 || status > 599)
+    throw new RangeError(`The status ${status} is not in the range of 200 to 599.`);
   if (answer.json !== undefined) headers.set("content-type", "application/json");
   headers.set("content-length", String(text === undefined ? bytes.length : Buffer.byteLength(text, "utf8")));
-  const empty = method === "HEAD" || NULL_BODY.has(answer.status);
-  return new Response(
-    empty ? null : (text ?? new Uint8Array(bytes.buffer as ArrayBuffer, bytes.byteOffset, bytes.length)),
-    { status: answer.status, headers },
-  );
+  const empty = method === "HEAD" || NULL_BODY.has(status);
+  const body = empty
+    ? null
+    : (text ?? new Uint8Array(bytes.buffer as ArrayBuffer, bytes.byteOffset, bytes.length));
+  return { status, headers, body };
+}
+
+/** A Response of an Answer, with its Content-Length (and JSON's Content-Type); HEAD gets no body. */
+export function answerResponse(method: string, answer: Answer): Response {
+  const { status, headers, body } = wireOf(method, answer);
+  return new Response(body, { status, headers });
 }
 
 /** The request's headers in a null-prototype record (names lower-cased, repeats joined by Headers). */

@@ -79,12 +79,55 @@ async function bothWays(reply: () => Answer, method: "GET" | "POST" | "DELETE", 
   return sides;
 }
 
-// The statuses the control API answers with (a 205 or 304 would carry no body over fetch).
-const statuses = fc.constantFrom(200, 201, 202, 204, 400, 401, 404, 409, 413, 422, 500, 503);
+// Any status an answer may carry: a 205 or 304 has no body over fetch, one outside 200-599 no
+// Response at all (the app's failure), one not an integer is read as a Response reads it (204.5 a
+// 204, 65736 a 200); bytes may start with a BOM, which reading them as text drops.
+const statuses = fc.constantFrom(
+  200,
+  201,
+  202,
+  204,
+  205,
+  301,
+  304,
+  400,
+  401,
+  404,
+  409,
+  413,
+  422,
+  500,
+  503,
+  101,
+  103,
+  199,
+  600,
+  204.5,
+  65736,
+  Number.NaN,
+);
+const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
+const bytes = fc.oneof(
+  fc.string({ maxLength: 40 }).map((s) => Buffer.from(s)),
+  fc.jsonValue({ maxDepth: 2 }).map((value) => Buffer.concat([BOM, Buffer.from(JSON.stringify(value))])),
+  fc.constant(BOM),
+  fc.uint8Array({ maxLength: 12 }).map((array) => Buffer.from(array)),
+);
+// Headers a Response refuses (a line break in a value) make the app's failure; chunked makes a
+// Content-Length of 0 no sign of an empty body to openapi-fetch.
+const headers = fc.constantFrom<Record<string, string> | undefined>(
+  undefined,
+  { "retry-after": "1" },
+  { "Transfer-Encoding": "chunked" },
+  { "x-note": "a\nb" },
+);
 const answers: fc.Arbitrary<Answer> = fc.oneof(
-  fc.record({ status: statuses, json: fc.jsonValue({ maxDepth: 3 }) }),
-  fc.record({ status: statuses }),
-  fc.record({ status: statuses, bytes: fc.string({ maxLength: 40 }).map((s) => Buffer.from(s)) }),
+  fc.record(
+    { status: statuses, json: fc.jsonValue({ maxDepth: 3 }), headers },
+    { requiredKeys: ["status", "json"] },
+  ),
+  fc.record({ status: statuses, headers }, { requiredKeys: ["status"] }),
+  fc.record({ status: statuses, bytes, headers }, { requiredKeys: ["status", "bytes"] }),
 );
 const templates = fc.constantFrom(
   "/_sandbox/clock",
@@ -93,19 +136,52 @@ const templates = fc.constantFrom(
   "/_sandbox/biometric_verifications/{transaction_id}/complete",
   "/_sandbox/workflow_cases/{case_id}",
 );
+// Segments a URL parser rewrites or a path encoder refuses (a lone surrogate), and any text.
+const segment = fc.oneof(
+  fc.constantFrom("", ".", "..", "%", "%2e%2e", "/", "?", "#", "a b", "é", "\uD800", "\\"),
+  fc.string({ maxLength: 12, unit: "binary" }),
+);
+// Query values as helpers may be given them (a DeliveryFilter from untyped code): arrays, objects
+// (a nested one is refused by the serializer), numbers, nothing.
+const queryValue = fc.oneof(
+  segment,
+  fc.array(segment, { maxLength: 3 }),
+  fc.constantFrom(undefined, null, 0, true),
+  fc.dictionary(fc.string({ maxLength: 3 }), fc.oneof(segment, fc.array(segment, { maxLength: 2 })), {
+    maxKeys: 2,
+  }),
+);
 const params = fc.record(
   {
     path: fc.record({
-      delivery_id: fc.string({ maxLength: 12 }),
-      transaction_id: fc.string({ maxLength: 12 }),
-      case_id: fc.oneof(fc.integer(), fc.string({ maxLength: 6 })),
+      delivery_id: segment,
+      transaction_id: segment,
+      case_id: fc.oneof(fc.integer(), fc.double(), segment),
     }),
     query: fc.dictionary(
-      fc.constantFrom("status", "subject", "event", "receiver_id"),
-      fc.string({ maxLength: 8 }),
+      fc.oneof(fc.constantFrom("status", "subject", "event", "receiver_id"), segment),
+      queryValue,
     ),
   },
   { requiredKeys: [] },
+);
+
+// Bodies whose JSON text is not what they hold (none, a null, a throw) as well as JSON values.
+const bodies = fc.oneof(
+  fc.jsonValue({ maxDepth: 3 }),
+  fc.anything({ maxDepth: 2 }),
+  fc.constantFrom<unknown>(
+    null,
+    "\uD800",
+    Number.NaN,
+    -0,
+    new Date(0),
+    [undefined],
+    () => 1,
+    Symbol("s"),
+    { toJSON: () => undefined },
+    1n,
+  ),
 );
 
 describe("the direct control calls", () => {
@@ -116,7 +192,7 @@ describe("the direct control calls", () => {
         fc.constantFrom("GET", "POST", "DELETE") as fc.Arbitrary<"GET" | "POST" | "DELETE">,
         templates,
         params,
-        fc.option(fc.jsonValue({ maxDepth: 3 }), { nil: undefined }),
+        fc.option(bodies, { nil: undefined }),
         async (answer, method, template, given, body) => {
           // A body with no JSON text (undefined inside an array is null) is still a body of JSON text.
           const init = { params: given, ...(body === undefined || method === "GET" ? {} : { body }) };
@@ -142,6 +218,14 @@ describe("the direct control calls", () => {
       expect(direct).toEqual(overFetch);
       expect(JSON.stringify(direct)).not.toContain("secret detail");
     }
+    // A body that cannot be written and a path that cannot be encoded: openapi-fetch writes the body first.
+    const [bodyFirst, directBodyFirst] = await bothWays(
+      () => ({ status: 200, json: {} }),
+      "POST",
+      "/_sandbox/deliveries/{delivery_id}/replay",
+      { params: { path: { delivery_id: "\uD800" } }, body: { notes: 1n } },
+    );
+    expect(directBodyFirst).toEqual(bodyFirst);
     // A json with no JSON text is the app's failure, over both.
     const [overFetch, direct] = await bothWays(
       () => ({ status: 200, json: () => 1 }),
@@ -176,6 +260,23 @@ describe("createSandbox()'s control", () => {
     get.mockRestore();
   });
 
+  it("goes through control.api once a middleware is added to it, so that it sees every helper's request", async () => {
+    const other = await createSandbox({ key: CREDENTIALS.apiKey, secret: CREDENTIALS.secret });
+    try {
+      const seen: string[] = [];
+      other.control.api.use({
+        onRequest: ({ request }) => {
+          seen.push(`${request.method} ${new URL(request.url).pathname}`);
+        },
+      });
+      await other.control.clock();
+      await other.control.settled();
+      expect(seen).toEqual(["GET /_sandbox/clock", "POST /_sandbox/settle"]);
+    } finally {
+      await other.close();
+    }
+  });
+
   /** A helper's result, or its refusal's status, code and message. */
   const settle = (pending: Promise<unknown>) =>
     pending.then(
@@ -202,6 +303,23 @@ describe("createSandbox()'s control", () => {
       (c) => c.deliveries({ status: "nope" as "failed" }),
       (c) => c.replay("dlv_nowhere"),
       (c) => c.removeReceiver("rcv_nowhere"),
+      // Ids a URL parser rewrites ("..", "." and "" name the collection), or that name no route.
+      (c) => c.delivery(".."),
+      (c) => c.delivery(""),
+      (c) => c.delivery("%"),
+      (c) => c.replay("a/b?c#d"),
+      (c) => c.biometric.get("."),
+      (c) => c.biometric.edit("é", undefined),
+      (c) => c.biometric.error("tx", "why"),
+      (c) => c.testReceiver("rcv_nowhere"),
+      (c) => c.workflow.get(-1),
+      (c) => c.workflow.create(null as never),
+      (c) => c.deliveries({ subject: ["a", "b"] as never, event: undefined }),
+      (c) =>
+        c.trigger("completed", {
+          set: JSON.parse('{"__proto__": 1, "a.b": null}') as Record<string, unknown>,
+        }),
+      (c) => c.waitForDelivery(() => false, { status: "failed" }, -1),
     ];
     for (const ask of asks) {
       lines.length = 0;
