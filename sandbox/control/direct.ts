@@ -1,6 +1,6 @@
 // The control helpers' calls in a sandbox of this process (createSandbox's `control`): each goes
 // straight to the sandbox's answers, through the same routes, checks and handlers as its fetch, but
-// without a Request and a Response each way (a third of a short test's time). What crosses is what a
+// without a Request and a Response (and their bodies' streams) each way. What crosses is what a
 // wire carries: the URL as openapi-fetch makes it, the body as its JSON text, and the answer in the
 // wire form the fetch adapter's Response has (wireOf), read back as openapi-fetch reads it, so the
 // caller gets a copy and the same errors. A middleware on `control.api` sends them through it.
