@@ -63,8 +63,15 @@ export interface paths {
          *     that falls due runs, in order, before the answer: journeys, pending retries, the 60-minute
          *     archive after a PDF download, the 7-day lifespan and delivery retries. The answer comes
          *     once every delivery that fell due has had its attempt answered or timed out, and recorded
-         *     (retries that fall due within the advance too): the deliveries listed after it are final
-         *     for the window. Each attempt has its own deadline (10 s by default), so the wait is bounded.
+         *     (retries that fall due within the advance too), within a bound in real time. A receiver
+         *     that answers, however slowly within the attempt deadline (10 s by default), has its
+         *     answers recorded; once an attempt to a receiver times out, the advance waits for none of
+         *     that receiver's deliveries any more, so a receiver that hangs holds the answer one
+         *     deadline (not one per retry or per delivery) and holds back no other receiver. No advance
+         *     waits more than three deadlines (at least 30 s) in all. What is still pending when it
+         *     answers is listed in `in_flight`: it goes on in the background on its schedule, and the
+         *     next settle waits for it. Advances and resets run in the order asked, each once the one
+         *     before has answered.
          */
         post: operations["advanceClock"];
         delete?: never;
@@ -87,9 +94,11 @@ export interface paths {
          * @description Runs the timers due, then answers once every delivery due now (emitted, waiting for a free
          *     attempt, or in flight) has had its attempt answered or timed out, and recorded; a retry of
          *     one that falls due meanwhile is waited for too, deliveries emitted after the request are
-         *     not. A test asserts on the deliveries after it without polling. Each attempt has its own
-         *     deadline (10 s by default), so the wait is bounded: a receiver that never answers has its
-         *     attempt recorded with error `timeout`.
+         *     not. A test asserts on the deliveries after it without polling. The wait is bounded as an
+         *     advance's is: once an attempt to a receiver times out (10 s by default) its deliveries are
+         *     waited for no more, and no wait lasts more than three deadlines (at least 30 s); a
+         *     receiver that never answers has its attempt recorded with error `timeout`, its delivery
+         *     listed in `in_flight` and retried on its schedule.
          */
         post: operations["settleDeliveries"];
         delete?: never;
@@ -143,9 +152,12 @@ export interface paths {
          * @description Isolation between tests in one sandbox: every record and delivery is forgotten (their ids
          *     answer 404 from then on; new ids keep counting up, so an old one never names a new
          *     record), every timer is cancelled, and the clock reads real time again. Receivers are kept
-         *     unless `receivers` is true. Advances asked for before the reset finish first. An attempt
-         *     in flight at the reset is not recorded: its answer is dropped and it is not retried. With
-         *     `--state`, the file holds the empty state when the answer comes.
+         *     unless `receivers` is true. Advances asked for before the reset finish first: each answers
+         *     as it would without the reset (its deliveries waited for, within its bound), then the
+         *     reset runs; advances asked for after it follow it. An attempt in flight at the reset is
+         *     not recorded: its answer is dropped and it is not retried. A settle waiting when the reset
+         *     runs answers then: its deliveries are forgotten. With `--state`, the file holds the empty
+         *     state when the answer comes.
          */
         post: operations["resetSandbox"];
         delete?: never;
@@ -540,6 +552,21 @@ export interface components {
             until: string;
             /** @description How many deliveries were still to be answered when the wait began. */
             deliveries: number;
+            in_flight: components["schemas"]["InFlight"];
+        };
+        Advanced: components["schemas"]["Clock"] & {
+            in_flight: components["schemas"]["InFlight"];
+        };
+        /**
+         * @description The deliveries still pending when the wait answered: those to a receiver whose attempt
+         *     timed out (a retry due, or queued behind it), or still in flight when the wait reached
+         *     its bound in real time. They go on in the background, on their schedule, and the next
+         *     settle waits for them. Empty when every delivery waited for was answered.
+         */
+        InFlight: {
+            count: number;
+            /** @description Their ids, as `GET /_sandbox/deliveries` lists them. */
+            deliveries: string[];
         };
         AdvanceClockRequest: {
             /**
@@ -839,13 +866,13 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The virtual time after the advance. */
+            /** @description The virtual time after the advance, and the deliveries still in flight. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Clock"];
+                    "application/json": components["schemas"]["Advanced"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -861,7 +888,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Every delivery due has had its attempt answered or timed out. */
+            /** @description Every delivery due has had its attempt answered or timed out, or is listed in `in_flight`. */
             200: {
                 headers: {
                     [name: string]: unknown;

@@ -8,7 +8,7 @@ import { checkWebhookPayload } from "../src/webhooks/parse-webhook.js";
 import type { Json } from "../src/contract/json.js";
 import type { Credentials } from "../src/server/credentials.js";
 import { type Timer, VirtualClock } from "./clock/clock.js";
-import { DeliveryQueue } from "./deliveries/queue.js";
+import { DeliveryQueue, type SettleResult } from "./deliveries/queue.js";
 import {
   type Channel,
   type Delivery,
@@ -80,6 +80,10 @@ export class Sandbox implements ServiceSandbox {
   docsPath: string | null = null;
   /** The address and port its server is bound to (set once listening): receivers may not point there. */
   listening: ListeningOn | undefined;
+  /** The last advance or reset asked for, settled once it has answered (each waits for the one before). */
+  private turn: Promise<void> = Promise.resolve();
+  /** Advances and resets asked for and not yet answered. */
+  private turns = 0;
 
   constructor(private readonly options: SandboxOptions) {
     this.credentials = options.credentials;
@@ -197,23 +201,30 @@ export class Sandbox implements ServiceSandbox {
   /**
    * Advance the virtual clock; timers that fall due run in order, each at its due time, in slices
    * between other work. Settles when they have all run and every delivery that fell due has had its
-   * attempt answered or timed out (retries due by then too); a RangeError at once past the clock's end.
+   * attempt answered or timed out (retries due by then too), within the queue's bound in real time:
+   * what is still pending then is its `unsettled`. Advances and resets run in the order asked, each
+   * once the one before has answered. A RangeError at once past the clock's end.
    */
-  advance(ms: number): Promise<void> {
-    return this.clock
-      .advance(ms)
-      .then(() => this.queue.settled(this.clock.now()))
-      .then(() => this.changed());
+  advance(ms: number): Promise<SettleResult> {
+    const start = this.clock.reserve(ms);
+    return this.inTurn(async () => {
+      await start();
+      const result = await this.queue.settled(this.clock.now());
+      this.changed();
+      return result;
+    });
   }
 
   /**
    * Run the timers due, then wait until every delivery due has had its attempt answered or timed
-   * out (and recorded): resolves with the virtual time waited up to and how many were waited for.
+   * out (and recorded), within the queue's bound in real time: resolves with the virtual time waited
+   * up to, how many were waited for, and those still pending when it answered.
    */
-  async settled(): Promise<{ until: number; deliveries: number }> {
+  async settled(): Promise<{ until: number; deliveries: number; unsettled: Delivery[] }> {
     await this.clock.runDue();
     const until = this.clock.now();
-    return { until, deliveries: await this.queue.settled(until) };
+    const { waited, unsettled } = await this.queue.settled(until);
+    return { until, deliveries: waited, unsettled };
   }
 
   /** Send the case_completed event of an EDD case. */
@@ -223,20 +234,35 @@ export class Sandbox implements ServiceSandbox {
 
   /**
    * Forget every record, delivery and timer, and the clock's offset; the receivers too when asked.
-   * Done in the clock's turn, after the advances asked for before it, with nothing between; record
-   * ids keep counting up, so that an id from before never names a record made after.
+   * Done once the advances asked for before it have answered (their deliveries waited for as any
+   * advance's), in the clock's turn with nothing between; record ids keep counting up, so that an id
+   * from before never names a record made after.
    */
-  async reset(options: { receivers?: boolean } = {}): Promise<void> {
-    let attemptsEnded: Promise<void> = Promise.resolve();
-    await this.clock.reset(() => {
-      this.records.clear();
-      this.assetFiles.clear();
-      attemptsEnded = this.queue.reset(options.receivers === true);
+  reset(options: { receivers?: boolean } = {}): Promise<void> {
+    return this.inTurn(async () => {
+      let attemptsEnded: Promise<void> = Promise.resolve();
+      await this.clock.reset(() => {
+        this.records.clear();
+        this.assetFiles.clear();
+        attemptsEnded = this.queue.reset(options.receivers === true);
+      });
+      // Whatever was on its way to a receiver has arrived (or timed out) when the reset answers.
+      await attemptsEnded;
+      this.changed();
+      this.options.saveNow?.();
     });
-    // Whatever was on its way to a receiver has arrived (or timed out) when the reset answers.
-    await attemptsEnded;
-    this.changed();
-    this.options.saveNow?.();
+  }
+
+  /** Run `work` once the advances and resets asked for before it have answered. */
+  private inTurn<T>(work: () => Promise<T>): Promise<T> {
+    // None in progress: it starts now, as an advance or reset of an idle clock always has.
+    const run = this.turns === 0 ? work() : this.turn.then(work);
+    this.turns++;
+    this.turn = run.then(
+      () => void this.turns--,
+      () => void this.turns--,
+    );
+    return run;
   }
 
   /** Stop the clock and abort deliveries in flight; settled once the delivery thread has stopped. */

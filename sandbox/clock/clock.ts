@@ -164,11 +164,21 @@ export class VirtualClock {
    * MAX_VIRTUAL_TIME; the clock stays where it was.
    */
   advance(ms: number): Promise<void> {
+    return this.reserve(ms)();
+  }
+
+  /**
+   * Check and count an advance by `ms` now, and start it later: the advance as a function to call
+   * when its turn comes (the sandbox runs an advance's wait for deliveries before the next starts).
+   * The same RangeErrors as advance(), thrown at once; reserved advances count toward the limit.
+   */
+  reserve(ms: number): () => Promise<void> {
     if (!(ms >= 0)) throw new RangeError("the clock only moves forward");
     if (this.realNow() + this.offset + this.queuedMs + ms > MAX_VIRTUAL_TIME)
       throw new RangeError("the clock cannot move past 9999-01-01T00:00:00Z");
     this.queuedMs += ms;
-    return this.request(ms, false);
+    let started: Promise<void> | undefined;
+    return () => (started ??= this.request(ms, false));
   }
 
   /**

@@ -91,6 +91,12 @@ const deliveryView = (d: Delivery) => ({
   ...(d.replay_of ? { replay_of: d.replay_of } : {}),
 });
 
+/** The deliveries a wait left pending when it answered: how many, and their ids. */
+const inFlightView = (unsettled: readonly Delivery[]) => ({
+  count: unsettled.length,
+  deliveries: unsettled.map((d) => d.id),
+});
+
 const biometricView = (r: BiometricRecord) => ({
   transaction_id: r.transaction_id,
   reference: r.reference,
@@ -143,25 +149,26 @@ const handlers: {
 } = {
   getControlIndex: ({ sandbox }) => ok({ operations: CONTROL_INDEX, docs: sandbox.docsPath }),
   getClock: ({ clock }) => clock(),
-  advanceClock: async ({ sandbox, value, clock }) => {
+  advanceClock: async ({ sandbox, value }) => {
     let ms: number;
     try {
       ms = parseDuration(value.duration);
     } catch (e) {
       return invalidMember("/duration", (e as Error).message);
     }
+    let unsettled: Delivery[];
     try {
-      await sandbox.advance(ms);
+      ({ unsettled } = await sandbox.advance(ms));
     } catch (e) {
       // Past the last date a record can write: refused, the clock where it was.
       if (e instanceof RangeError) return invalidMember("/duration", e.message);
       throw e;
     }
-    return clock();
+    return ok({ ...sandbox.clockReading(), in_flight: inFlightView(unsettled) });
   },
   settleDeliveries: async ({ sandbox }) => {
-    const { until, deliveries } = await sandbox.settled();
-    return ok({ until: new Date(until).toISOString(), deliveries });
+    const { until, deliveries, unsettled } = await sandbox.settled();
+    return ok({ until: new Date(until).toISOString(), deliveries, in_flight: inFlightView(unsettled) });
   },
   triggerEvent: ({ sandbox, value }) => trigger(sandbox, value as TriggerRequest),
   resetSandbox: async ({ sandbox, value, clock }) => {

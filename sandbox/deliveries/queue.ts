@@ -14,7 +14,7 @@ import { Posts } from "./posts.js";
 import { authorization, MAX_RECEIVERS } from "./receivers.js";
 import { backoff, retriesLeft } from "./retry.js";
 import { DeliverySender } from "./sender.js";
-import { SettleWaits } from "./settle.js";
+import { type SettleResult, SettleWaits } from "./settle.js";
 import type { Attempt, Channel, Delivery, Receiver, ReceiverAuth, ReceiverKind } from "./types.js";
 import { Waiting } from "./waiting.js";
 
@@ -23,9 +23,16 @@ export { ATTEMPT_BYTES, webhookId };
 export { BACKOFF_BASE_MS, backoff, MAX_RETRIES } from "./retry.js";
 export { MAX_RECEIVERS, receiverAuthProblem } from "./receivers.js";
 export type { Attempt, Channel, Delivery, Receiver, ReceiverAuth, ReceiverKind } from "./types.js";
+export type { SettleResult } from "./settle.js";
 
 /** Attempts in flight at once per receiver; the rest wait their turn. */
-const PER_RECEIVER = 4;
+export const PER_RECEIVER = 4;
+/**
+ * A wait for deliveries ends at the latest this many attempt deadlines after it began (and never
+ * sooner than MIN_SETTLE_MAX_MS): a backlog of answered attempts holds no advance longer.
+ */
+const SETTLE_MAX_DEADLINES = 3;
+const MIN_SETTLE_MAX_MS = 30_000;
 /**
  * Bytes of delivery bodies in flight at once, all receivers together: each is copied to the delivery
  * thread and held there until its answer. A delivery larger than this goes alone.
@@ -38,6 +45,8 @@ export interface DeliveryOptions {
   clock: VirtualClock;
   /** Real milliseconds an attempt may take before it counts as unanswered. */
   timeoutMs?: number;
+  /** Real milliseconds a wait for deliveries lasts at most (three attempt deadlines, at least 30 s, by default). */
+  settleMaxMs?: number;
   /** Called after any change worth saving. */
   changed?: () => void;
   /** Deliveries kept at most (10,000 by default). */
@@ -59,7 +68,7 @@ export class DeliveryQueue {
   /** Deliveries with an attempt in flight. */
   private readonly attempting = new Set<Delivery>();
   /** Callers waiting for the deliveries due to settle (settled()). */
-  private readonly waits = new SettleWaits((delivery, until) => this.settledBy(delivery, until));
+  private readonly waits: SettleWaits;
   /** The delivery thread's side of the attempts' POSTs. */
   private readonly sender = new DeliverySender();
   /** POSTs in flight (attempts and Test buttons), so that close() ends them all. */
@@ -76,7 +85,11 @@ export class DeliveryQueue {
   private generation = 0;
 
   constructor(private readonly options: DeliveryOptions) {
-    this.posts = new Posts(this.sender, options.timeoutMs ?? 10_000);
+    const timeoutMs = options.timeoutMs ?? 10_000;
+    this.posts = new Posts(this.sender, timeoutMs);
+    this.waits = new SettleWaits((delivery, until) => this.settledBy(delivery, until), {
+      maxMs: options.settleMaxMs ?? Math.max(SETTLE_MAX_DEADLINES * timeoutMs, MIN_SETTLE_MAX_MS),
+    });
     this.budget = options.budget ?? new ByteBudget(Infinity);
     this.log = new DeliveryLog({
       budget: this.budget,
@@ -224,13 +237,15 @@ export class DeliveryQueue {
   }
 
   /**
-   * Resolves, with how many it waited for, once every delivery due now (emitted, waiting for a free
-   * attempt, or in flight) has had its attempt answered or timed out, and recorded; a retry of one
-   * that falls due by `until` (virtual epoch ms) is waited for too. Deliveries emitted later are not.
+   * Resolves once every delivery due now (emitted, waiting for a free attempt, or in flight) has had
+   * its attempt answered or timed out, and recorded; a retry of one that falls due by `until`
+   * (virtual epoch ms) is waited for too. Deliveries emitted later are not. Bounded in real time
+   * (settle.ts): a receiver whose attempt times out is waited for no more, and no wait lasts more
+   * than three deadlines (at least 30 s); what is still pending then is its `unsettled`, and goes on.
    */
-  settled(until: number): Promise<number> {
+  settled(until: number): Promise<SettleResult> {
     // Closed: no attempt will end any more.
-    if (this.closed) return Promise.resolve(0);
+    if (this.closed) return Promise.resolve({ waited: 0, unsettled: [] });
     const due = new Set(this.attempting);
     for (const receiverId of this.receivers.keys()) {
       // Its deliveries emitted and not yet taken are due: made and queued now, as pump() would.
@@ -418,6 +433,8 @@ export class DeliveryQueue {
     if (this.closed || generation !== this.generation) return;
     // The answer as it came, whatever happened to the record meanwhile (an erasure removes data, not history).
     delivery.attempts.push(outcome);
+    // A receiver that hangs holds the waits for it one deadline: they let go of its deliveries.
+    if (outcome.error === "timeout") this.waits.timedOut(delivery);
     if (delivery.status !== "pending") return;
     if (outcome.status !== null && outcome.status >= 200 && outcome.status < 300) {
       this.finish(delivery, "delivered");

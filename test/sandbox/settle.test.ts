@@ -199,7 +199,7 @@ describe("the queue's settled()", () => {
         "tx-late",
         '{"event":"created","transaction_id":"tx-late"}',
       );
-      expect(await settled).toBe(10);
+      expect(await settled).toEqual({ waited: 10, unsettled: [] });
       const early = queue.list().filter((d) => d.receiver_id === slowId && d.subject !== "tx-late");
       expect(early.map((d) => [d.status, d.attempts.map((a) => a.status)])).toEqual(
         Array(10).fill(["delivered", [200]]),
