@@ -110,6 +110,30 @@ describe("capture URLs of a completed verification", () => {
   });
 });
 
+describe("capture URLs of an updated verification", () => {
+  it("are the completed event's own after a review and an edit: media assets do not change", async () => {
+    const created = await sbx.client.POST("/api/v2/send_text", {
+      body: { reference: "captures-review", lastname: "Smith" },
+    });
+    const id = created.data?.transaction_id ?? "";
+    await sbx.control.biometric.complete(id, "review");
+    // Signed later on the virtual clock: URLs signed anew would differ in their date and signature.
+    await sbx.control.advance("PT5M");
+    await sbx.control.biometric.review(id, "pass");
+    await sbx.control.advance("PT1M");
+    await sbx.control.biometric.edit(id, "checked by hand");
+    await sbx.control.settled();
+    const kept = await sbx.control.deliveries({ subject: id });
+    const captureOf = (event: string) =>
+      kept
+        .filter((d) => d.event === event)
+        .map((d) => (d.payload as { verification: { capture: unknown } }).verification.capture);
+    const [completed] = captureOf("completed");
+    expect(urls(completed).length).toBeGreaterThan(0);
+    expect(captureOf("updated")).toEqual([completed, completed]);
+  });
+});
+
 describe("any request under /_captures/", () => {
   it("is answered 403 or 404 in XML (never a 5xx, never bytes) without a valid signature", async () => {
     // No dot-segment ("..", "%2e%2e"…): fetch resolves those before sending, out of /_captures/.

@@ -206,7 +206,7 @@ export class BiometricLifecycle {
     }
     record.status = status;
     record.reviewed = true;
-    record.verification = this.result(record);
+    record.verification = this.updatedResult(record);
     this.send(record, "updated", record.verification);
     return record;
   }
@@ -216,7 +216,7 @@ export class BiometricLifecycle {
     const record = this.get(id);
     this.expect(record, ["completed"], "edit");
     record.notes = notes;
-    record.verification = this.result(record);
+    record.verification = this.updatedResult(record);
     this.send(record, "updated", record.verification);
     return record;
   }
@@ -382,6 +382,17 @@ export class BiometricLifecycle {
   /** The verification member of completed and updated events about a record, as it is now. */
   result(record: BiometricRecord): Record<string, unknown> {
     return verificationOf(record, this.ctx.baseUrl(), this.ctx.now());
+  }
+
+  /**
+   * The verification of an updated event: as it is now, with the captures the completed event
+   * sent ("updated … media assets do not change"): the same URLs, not signed anew.
+   */
+  private updatedResult(record: BiometricRecord): Record<string, unknown> {
+    const next = this.result(record);
+    const sent = record.verification as { capture?: unknown } | null | undefined;
+    if (sent?.capture !== undefined) next.capture = sent.capture;
+    return next;
   }
 
   private iso(): string {
