@@ -12,6 +12,8 @@ import {
   type WebhookHandlerOptions,
   type WebhookRefusal,
 } from "../../src/webhooks/index.js";
+import { createAcknowledgeAfter, MAX_UNFORGOTTEN } from "../../src/webhooks/acknowledge-after.js";
+import type { UnknownWebhookEvent } from "../../src/webhooks/types.js";
 import { BEARER, deferred, deliver, gatedStore, sentDelivery } from "./handler-direct.js";
 import { FORMS } from "./handler-servers.js";
 
@@ -152,5 +154,34 @@ describe.each(FORMS)("after-handler, %s form", (form) => {
 describe("handlerTimeoutMs", () => {
   it.each([0, -1, Number.NaN, Infinity, 2 ** 31])("refuses %s when the handler is made", (ms) => {
     expect(() => receiver(() => undefined, { handlerTimeoutMs: ms })).toThrow(RangeError);
+  });
+});
+
+describe("the deliveries remembered as not forgotten", () => {
+  it("are at most MAX_UNFORGOTTEN, the oldest dropped first", async () => {
+    const redone: boolean[] = [];
+    const ack = createAcknowledgeAfter({
+      timeoutMs: 60_000,
+      record: async (_, redo) => void redone.push(redo),
+      invoke: async () => false, // every handler fails…
+      forget: async () => false, // …and no delivery can be forgotten
+      report: () => undefined,
+      answer: (status) => ({ answer: { status, headers: {}, body: "" } }),
+      inProgress: () => ({ answer: { status: 503, headers: {}, body: "" } }),
+    });
+    const event = (id: number) =>
+      ({
+        kind: "unknown",
+        channel: "workflowCase",
+        event: "x",
+        payload: {},
+        webhookId: `w${id}`,
+      }) as UnknownWebhookEvent;
+    for (let i = 0; i <= MAX_UNFORGOTTEN; i++) await ack(event(i), () => undefined);
+    redone.length = 0;
+    await ack(event(0), () => undefined); // dropped: the store's word is taken again
+    await ack(event(MAX_UNFORGOTTEN), () => undefined); // still remembered: run again
+    await ack(event(1), () => undefined); // dropped by the attempt just before
+    expect(redone).toEqual([false, true, false]);
   });
 });
