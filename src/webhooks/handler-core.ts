@@ -1,6 +1,8 @@
-import { createDeduper, type Deduper, deliveryKey, DeliveryNotRecordedError } from "./dedupe.js";
+import { createAcknowledgeAfter } from "./acknowledge-after.js";
+import { createDeduper, type Deduper, DeliveryNotRecordedError } from "./dedupe.js";
 import {
   type AcknowledgeMode,
+  DEFAULT_HANDLER_TIMEOUT_MS,
   DEFAULT_MAX_BODY_BYTES,
   type WebhookFailure,
   type WebhookHandlerOptions,
@@ -63,6 +65,8 @@ function answer(status: number, extra: Record<string, string> = {}): DeliveryAns
 const BODY_CHANNELS: readonly WebhookChannel[] = ["biometricWebhook", "eddCaseCompleted"];
 const ALL_CHANNELS: readonly WebhookChannel[] = [...BODY_CHANNELS, "workflowCase"];
 const MODES: readonly AcknowledgeMode[] = ["before-handler", "after-handler"];
+// The longest wait a timer takes: setTimeout fires at once, with a warning, past it.
+const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /** The WWW-Authenticate challenges for the configured schemes (RFC 7617, RFC 6750). */
 function challengeOf(list: readonly ReceiverCredentials[]): string {
@@ -97,8 +101,13 @@ function settle(options: WebhookHandlerOptions) {
   const maxBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   if (!(Number.isSafeInteger(maxBytes) && maxBytes >= 1))
     throw new RangeError("maxBodyBytes must be a whole number of bytes, at least 1.");
+  const timeoutMs = options.handlerTimeoutMs ?? DEFAULT_HANDLER_TIMEOUT_MS;
+  if (!(timeoutMs > 0 && timeoutMs <= MAX_TIMER_MS))
+    throw new RangeError(
+      `handlerTimeoutMs must be a positive number of milliseconds, at most ${MAX_TIMER_MS}.`,
+    );
   const dedupe: Deduper | false = options.dedupe ?? createDeduper();
-  return { list, channels, mode, maxBytes, dedupe, challenge: challengeOf(list) };
+  return { list, channels, mode, maxBytes, timeoutMs, dedupe, challenge: challengeOf(list) };
 }
 
 /** A hook of the integrator's, called so that nothing it throws reaches the request. */
@@ -118,13 +127,9 @@ const defaultOnError = (error: unknown, failure: WebhookFailure) =>
 
 /** The function that takes a request to its answer; it never rejects. */
 export function createCore(options: WebhookHandlerOptions): (d: IncomingDelivery) => Promise<CoreResult> {
-  const { list, channels, mode, maxBytes, dedupe, challenge } = settle(options);
+  const { list, channels, mode, maxBytes, timeoutMs, dedupe, challenge } = settle(options);
   const { on, onUnknown, onRefused } = options;
   const onError = options.onError ?? defaultOnError;
-
-  // With "after-handler", the deliveries whose handler is running here: a retry of one is answered
-  // 503, not taken for a duplicate, so that a first attempt that then fails is not lost.
-  const running = new Set<string>();
 
   const refuse = (refusal: WebhookRefusal, extra?: Record<string, string>): CoreResult => {
     quietly(onRefused, refusal);
@@ -153,16 +158,47 @@ export function createCore(options: WebhookHandlerOptions): (d: IncomingDelivery
     }
   };
 
-  /** After a failed handler, let the service's next attempt through the deduper. */
+  /** After a failed handler, let the service's next attempt through the deduper; false when it cannot. */
   const forget = async (event: WebhookEvent) => {
-    if (!dedupe) return;
+    if (!dedupe) return true;
     try {
       if (!dedupe.forget) throw new TypeError("the deduper cannot forget a delivery (no forget method)");
       await dedupe.forget(event);
+      return true;
     } catch (error) {
       quietly(onError, error, { stage: "forget", event });
+      return false;
     }
   };
+
+  /**
+   * Record a delivery with the deduper: undefined when it is to be processed, else its answer (200
+   * for a duplicate, unless `redo`; 503 when it could not be recorded).
+   */
+  const record = async (event: WebhookEvent, redo = false): Promise<CoreResult | undefined> => {
+    if (!dedupe) return undefined;
+    try {
+      if ((await dedupe.isDuplicate(event)) && !redo) return { answer: answer(200) };
+      return undefined;
+    } catch (e) {
+      const notRecorded = e instanceof DeliveryNotRecordedError ? e.reason : "deduper_failed";
+      return refuse({ status: 503, reason: "not_recorded", notRecorded });
+    }
+  };
+
+  /** "before-handler": recorded, answered 200, then handled. */
+  const acknowledgeFirst = async (event: KnownWebhookEvent | UnknownWebhookEvent, run: () => unknown) =>
+    (await record(event)) ?? { answer: answer(200), after: async () => void (await invoke(run, event)) };
+
+  const acknowledgeAfter = createAcknowledgeAfter({
+    timeoutMs,
+    record,
+    invoke,
+    forget,
+    report: (error, event) => quietly(onError, error, { stage: "handler", event }),
+    answer: (status) => ({ answer: answer(status) }),
+    inProgress: () => refuse({ status: 503, reason: "in_progress" }),
+  });
 
   const receive = async (d: IncomingDelivery): Promise<CoreResult> => {
     if (d.method !== "POST") return refuse({ status: 405, reason: "method" }, { allow: "POST" });
@@ -191,26 +227,7 @@ export function createCore(options: WebhookHandlerOptions): (d: IncomingDelivery
 
     const run = handlerOf(event);
     if (!run) return { answer: answer(200) }; // nobody to call: acknowledged, nothing recorded
-    const key = mode === "after-handler" ? deliveryKey(event) : undefined;
-    if (key !== undefined && running.has(key)) return refuse({ status: 503, reason: "in_progress" });
-    if (dedupe) {
-      try {
-        if (await dedupe.isDuplicate(event)) return { answer: answer(200) };
-      } catch (e) {
-        const notRecorded = e instanceof DeliveryNotRecordedError ? e.reason : "deduper_failed";
-        return refuse({ status: 503, reason: "not_recorded", notRecorded });
-      }
-    }
-    if (mode === "before-handler")
-      return { answer: answer(200), after: async () => void (await invoke(run, event)) };
-    running.add(key!);
-    try {
-      if (await invoke(run, event)) return { answer: answer(200) };
-      await forget(event);
-      return { answer: answer(500) };
-    } finally {
-      running.delete(key!);
-    }
+    return mode === "before-handler" ? acknowledgeFirst(event, run) : acknowledgeAfter(event, run);
   };
 
   return async (d) => {

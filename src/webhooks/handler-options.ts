@@ -22,7 +22,8 @@ export type WebhookHandlers = {
 /**
  * When a delivery is answered 200: `"before-handler"` (the default) answers at once and then calls
  * the handler, as the interface document asks ("respond quickly"); `"after-handler"` answers
- * once the handler has settled, 500 when it throws, so that the service sends the delivery again.
+ * once the handler has settled, 500 when it throws or outlives `handlerTimeoutMs`, so that the
+ * service sends the delivery again.
  */
 export type AcknowledgeMode = "before-handler" | "after-handler";
 
@@ -34,7 +35,10 @@ export type WebhookRefusal =
   | { status: 400; reason: "malformed"; error: WebhookError }
   | { status: 404; reason: "channel"; channel: WebhookChannel | null }
   | { status: 503; reason: "not_recorded"; notRecorded: NotRecordedReason | "deduper_failed" }
-  /** With "after-handler": a retry of a delivery whose handler is still running in this process. */
+  /**
+   * With "after-handler": a copy of a delivery this process is still recording or handling (its
+   * claim or its handler has not settled), answered 503 so that it is sent again.
+   */
   | { status: 503; reason: "in_progress" };
 
 /** What failed after a delivery was accepted, as given to `onError`. */
@@ -71,6 +75,13 @@ export interface WebhookHandlerOptions {
   /** Default `"before-handler"`. */
   acknowledge?: AcknowledgeMode;
   /**
+   * With `"after-handler"`, how long a handler may run before its attempt counts as failed: it is
+   * answered 500, reported to `onError` (a `TimeoutError`), and its delivery forgotten, so that
+   * the service's next attempt runs the handler again (the late one is not stopped). Positive, at
+   * most 2^31 - 1 (a timer's limit). Default DEFAULT_HANDLER_TIMEOUT_MS (30 s).
+   */
+  handlerTimeoutMs?: number;
+  /**
    * With `"before-handler"`, given the work that runs after the answer, for platforms that end a
    * request's work with its answer (Next.js `after`, a Cloudflare or Vercel `waitUntil`).
    */
@@ -82,6 +93,13 @@ export interface WebhookHandlerOptions {
   /** Told of each failure after acceptance. Default: one line with the error's name on stderr. */
   onError?: (error: unknown, failure: WebhookFailure) => void;
 }
+
+/**
+ * How long a handler may run under `"after-handler"` by default: 30 seconds, well under the first
+ * retry of a biometric event (about 70 s after the delivery), so that a handler that never settles
+ * costs that retry nothing: its delivery is released by then.
+ */
+export const DEFAULT_HANDLER_TIMEOUT_MS = 30_000;
 
 /** Far above the largest delivery (a completed event is a few kB); caps what a sender can make the receiver hold. */
 export const DEFAULT_MAX_BODY_BYTES = 1_000_000;

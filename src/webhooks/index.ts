@@ -21,6 +21,7 @@ export {
 } from "./handler.js";
 export {
   type AcknowledgeMode,
+  DEFAULT_HANDLER_TIMEOUT_MS,
   DEFAULT_MAX_BODY_BYTES,
   type WebhookEventName,
   type WebhookFailure,
