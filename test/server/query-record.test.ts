@@ -56,7 +56,10 @@ function elementsCopied(run: () => void): number {
 
 describe("queryRecord", () => {
   it("gives every name's values in order, as URLSearchParams reads them", () => {
-    const part = fc.tuple(fc.constantFrom("a", "b", "%61", "__proto__", "a+b", ""), fc.string({ maxLength: 4 }));
+    const part = fc.tuple(
+      fc.constantFrom("a", "b", "%61", "__proto__", "a+b", ""),
+      fc.string({ maxLength: 4 }),
+    );
     fc.assert(
       fc.property(fc.array(part, { maxLength: 40 }), fc.constantFrom("&", "&&"), (parts, join) => {
         const query = parts.map(([n, v]) => `${n}=${encodeURIComponent(v)}`).join(join);
@@ -82,7 +85,9 @@ describe("queryRecord", () => {
 
 describe("the in-process adapter's request target", () => {
   const fetch = fetchAdapter(
-    async ({ target }) => ({ answer: { status: 200, json: { names: Object.keys(queryRecord(target.query)) } } }),
+    async ({ target }) => ({
+      answer: { status: 200, json: { names: Object.keys(queryRecord(target.query)) } },
+    }),
     { errorBody: (status, message) => ({ status, message }) },
   );
 
