@@ -130,6 +130,12 @@ export interface paths {
          *     breaks it is refused with the member and the rule, and nothing is sent. Otherwise it is
          *     delivered like any other event (to every receiver of its kind, with their credentials,
          *     retried, listed in the deliveries).
+         *
+         *     The answer holds the payload as sent, the values given in `set` among them: it is what a
+         *     test asserts on when no receiver is registered, and no more than the deliveries' list
+         *     (`payload`) shows the same caller. It goes to the caller alone: the sandbox's log lines
+         *     name the route and the status, never a value of the payload, and `idv-sandbox trigger`
+         *     prints the event, its subject and its receivers, never the payload.
          */
         post: operations["triggerEvent"];
         delete?: never;
@@ -913,7 +919,10 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The event, as checked and queued for every receiver of its kind. */
+            /**
+             * @description The event, as checked and queued for every receiver of its kind, and its payload as
+             *     sent (to this caller alone; never logged).
+             */
             201: {
                 headers: {
                     [name: string]: unknown;

@@ -3,7 +3,7 @@
 // answers, app.ts, behind the fetch adapter instead of node:http); receivers may be URLs (real
 // POSTs) or handlers in this process, called with each delivery as a Request.
 import { generateCredentials } from "../src/server/credentials.js";
-import { fetchAdapter, type FetchAdapterOptions } from "../src/server/fetch-adapter.js";
+import { fetchAdapter, type FetchAdapterOptions, type PipelineApp } from "../src/server/fetch-adapter.js";
 import { errorBody, sandboxApp } from "./http/app.js";
 import { directControlCalls, directUntilMiddleware } from "./control/direct.js";
 import {
@@ -13,11 +13,12 @@ import {
   type SandboxControl,
   type SandboxReceiver,
 } from "./control/client.js";
-import { type ReceiverHandler, registerReceiverHandler } from "./deliveries/post.js";
+import { CONTROL_PREFIX } from "./http/paths.js";
+import { type ReceiverHandler, ReceiverHandlers } from "./deliveries/in-process-receivers.js";
 import { Sandbox } from "./sandbox.js";
 import { checkSharedOptions, type StartSandboxOptions } from "./start-sandbox.js";
 
-export type { ReceiverHandler } from "./deliveries/post.js";
+export type { ReceiverHandler } from "./deliveries/in-process-receivers.js";
 
 /** The address an in-process sandbox answers as when none is given (`.test`: reserved, never resolved). */
 export const IN_PROCESS_URL = "http://sandbox.idv.test";
@@ -60,12 +61,17 @@ export interface InProcessSandbox {
     /**
      * Register a handler as a receiver (an events receiver by default; `auth` as for a URL).
      * Resolves with the receiver as the control API lists it; its url names no host that resolves.
+     * The handler is held while its receiver is registered, not after (removed, reset with
+     * receivers, closed); refused once `close()` was called.
      */
     add(handler: ReceiverHandler, options?: ReceiverHandlerOptions): Promise<SandboxReceiver>;
   };
   /** The address and credentials under the names the client's samples and the CLIs read. */
   env: { IDV_BASE_URL: string; IDV_API_KEY: string; IDV_API_SECRET: string };
-  /** Stop its clock and deliveries and forget its in-process receivers. Safe to call twice. */
+  /**
+   * Stop its clock and deliveries and forget its in-process receivers (a receiver removed before is
+   * forgotten at once; `receivers.add` is refused from the call on). Safe to call twice.
+   */
   close(): Promise<void>;
 }
 
@@ -105,31 +111,41 @@ export async function createSandbox(options: CreateSandboxOptions = {}): Promise
   });
   sandbox.baseUrl = url;
   const app = await sandboxApp(sandbox, false);
+  const handlers = new ReceiverHandlers(() => sandbox.receivers().map((r) => r.url));
+  const answer: PipelineApp = async (request) => {
+    try {
+      return await app.answer(request);
+    } finally {
+      // A control call may have removed receivers (DELETE, a reset with them): nothing holds their
+      // handlers from its answer on.
+      if (request.method !== "GET" && request.target.pathname.startsWith(CONTROL_PREFIX)) handlers.prune();
+    }
+  };
   const adapter: FetchAdapterOptions = {
     errorBody,
     onError: (kind) => log?.(`request failed: ${kind}`),
     ...(log ? { log } : {}),
   };
-  const fetch = fetchAdapter(app.answer, adapter) as typeof globalThis.fetch;
+  const fetch = fetchAdapter(answer, adapter) as typeof globalThis.fetch;
   // Its helpers answered directly (direct.ts) until control.api has a middleware; control.api is
   // openapi-fetch on `fetch`, as users call it.
   const api = controlApi(url, fetch);
-  const control = controlOver(api, directUntilMiddleware(api, directControlCalls(app.answer, url, adapter)));
-  const registered: { remove(): void }[] = [];
+  const control = controlOver(api, directUntilMiddleware(api, directControlCalls(answer, url, adapter)));
   let closing: Promise<void> | undefined;
-  const close = () =>
-    (closing ??= sandbox.close().finally(() => {
-      for (const one of registered) one.remove();
-    }));
+  const close = () => {
+    handlers.close();
+    return (closing ??= sandbox.close().finally(() => handlers.forgetAll()));
+  };
   const add = async (handler: ReceiverHandler, given: ReceiverHandlerOptions = {}) => {
     if (typeof handler !== "function") throw new TypeError("receivers.add: the handler must be a function");
-    const registration = registerReceiverHandler(handler);
-    registered.push(registration);
+    const handlerUrl = handlers.add(handler);
     try {
       // Through the control API, so that it is checked and listed as any receiver is.
-      return await control.addReceiver({ ...given, url: registration.url });
+      const receiver = await control.addReceiver({ ...given, url: handlerUrl });
+      handlers.registeredAs(handlerUrl);
+      return receiver;
     } catch (error) {
-      registration.remove();
+      handlers.forget(handlerUrl);
       throw error;
     }
   };

@@ -18,7 +18,6 @@ import {
   type ClientRequest,
 } from "node:http";
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
-import { randomUUID } from "node:crypto";
 
 /** Bytes of a receiver's answer read before it is dropped: enough for any acknowledgement. */
 export const MAX_ANSWER_BYTES = 64 * 1024;
@@ -133,84 +132,4 @@ export function postOnce(
     failed("connection")();
   }
   return { done, abort: failed("connection") };
-}
-
-/**
- * A receiver in this process: a fetch-style handler (a framework's route handler) that gets each
- * delivery as a WHATWG Request and answers a Response, as a receiver over HTTP would.
- */
-export type ReceiverHandler = (request: Request) => Response | Promise<Response>;
-
-/**
- * In-process receivers by the URL they are registered under: `http://<random>.receiver.invalid/`,
- * a name no resolver answers (RFC 6761), so that only this process reaches the handler, and a
- * state file or list showing the URL shows nothing else.
- */
-const inProcessReceivers = new Map<string, ReceiverHandler>();
-
-/** Register a handler as a receiver URL; `remove()` forgets it (its deliveries then find no one). */
-export function registerReceiverHandler(handler: ReceiverHandler): { url: string; remove(): void } {
-  const url = `http://${randomUUID()}.receiver.invalid/`;
-  inProcessReceivers.set(url, handler);
-  return { url, remove: () => void inProcessReceivers.delete(url) };
-}
-
-/** Read a handler's answer to its end, at most MAX_ANSWER_BYTES of it (the rest is dropped). */
-async function drainAnswer(response: Response): Promise<void> {
-  if (!response.body) return;
-  const reader = response.body.getReader();
-  let read = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) return;
-    read += value.byteLength;
-    if (read > MAX_ANSWER_BYTES) {
-      await reader.cancel().catch(() => {});
-      return;
-    }
-  }
-}
-
-/**
- * The POST to an in-process receiver, when `url` is one (else undefined): its handler called with
- * a Request, within `timeoutMs` of real time, its Response's status the outcome; a throw, a
- * rejection or anything but a Response is no answer, as a connection that failed.
- */
-export function inProcessPost(
-  url: string,
-  headers: Record<string, string>,
-  body: string | Buffer,
-  timeoutMs: number,
-): PostInFlight | undefined {
-  const handler = inProcessReceivers.get(url);
-  if (!handler) return undefined;
-  const controller = new AbortController();
-  let settle: (outcome: PostOutcome) => void = () => {};
-  const done = new Promise<PostOutcome>((resolve) => (settle = resolve));
-  let settled = false;
-  const finish = (outcome: PostOutcome): void => {
-    if (settled) return;
-    settled = true;
-    clearTimeout(timer);
-    // The handler may watch request.signal: the attempt is over for the sandbox.
-    if (outcome.status === null) controller.abort();
-    settle(outcome);
-  };
-  const timer = setTimeout(() => finish({ status: null, error: "timeout" }), timeoutMs);
-  const payload = typeof body === "string" ? body : new Uint8Array(body);
-  void (async () => {
-    try {
-      // Called after the current work, as a POST over a socket would be answered.
-      await null;
-      const request = new Request(url, { method: "POST", headers, body: payload, signal: controller.signal });
-      const response: unknown = await handler(request);
-      // Response.error() has status 0: a network error, as fetch reads it.
-      if (!(response instanceof Response) || response.status === 0) throw new TypeError("no answer");
-      await drainAnswer(response);
-      finish({ status: response.status });
-    } catch {
-      finish({ status: null, error: "connection" });
-    }
-  })();
-  return { done, abort: () => finish({ status: null, error: "connection" }) };
 }

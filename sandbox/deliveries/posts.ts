@@ -1,6 +1,7 @@
 // The POSTs the delivery queue makes, tracked so that closing the queue ends them all: an attempt's
 // from the delivery thread on its receiver's kept connections, the Test button's from here.
-import { inProcessPost, type PostInFlight, postOnce } from "./post.js";
+import { inProcessPost } from "./in-process-receivers.js";
+import { type PostInFlight, postOnce } from "./post.js";
 import { SENT_BY_SANDBOX } from "../http/self-address.js";
 import { authorization } from "./receivers.js";
 import type { DeliverySender } from "./sender.js";

@@ -1,12 +1,13 @@
 // The pipeline's WHATWG fetch adapter: a Request in, a Response out, no socket. What the node:http
-// server does around the pipeline is done here too: a target that is no path is a 400, a thrown
-// HttpError its status, any other throw a 500, all in the caller's error shape; the body is read
-// within the caller's limit (the rest read and dropped, never kept); HEAD gets the headers alone.
+// server does around the pipeline is done here too: a target over 16 KiB is a 414 (Node's parser
+// refuses one too), a target that is no path a 400, a thrown HttpError its status, any other throw
+// a 500, all in the caller's error shape; the body is read within the caller's limit (the rest
+// read and dropped, never kept); HEAD gets the headers alone.
 import type { Answer } from "./answer.js";
 import type { BodyRead } from "./body.js";
 import { type ErrorBody, HttpError } from "./handler.js";
 import type { PipelineRequest, Served } from "./pipeline.js";
-import { parseRequestTarget } from "./request-target.js";
+import { MAX_TARGET_BYTES, parseRequestTarget } from "./request-target.js";
 
 /** Answers a PipelineRequest; it may throw or reject. */
 export type PipelineApp = (request: PipelineRequest) => Promise<Served>;
@@ -155,14 +156,21 @@ export interface LocalRequest {
 }
 
 /**
- * The app's answer to a request, its line logged: a target that is no path is a 400, and a failure
- * no handler answered its error answer (a thrown HttpError its status, any other a 500).
+ * The app's answer to a request, its line logged: a target longer than Node's parser takes is a
+ * 414, one that is no path a 400, and a failure no handler answered its error answer (a thrown
+ * HttpError its status, any other a 500).
  */
 export async function answerLocally(
   app: PipelineApp,
   { method, pathAndQuery, headers, readBody }: LocalRequest,
   options: FetchAdapterOptions,
 ): Promise<{ answer: Answer; pathname: string | undefined }> {
+  // A URL parser's path and query are ASCII (all else percent-encoded): its length is its bytes.
+  if (pathAndQuery.length > MAX_TARGET_BYTES)
+    return {
+      answer: errorAnswer(options, 414, "The request target is longer than 16 KiB.", undefined),
+      pathname: undefined,
+    };
   const target = parseRequestTarget(pathAndQuery);
   if (!target)
     return {

@@ -1,6 +1,13 @@
 // The request line's target, parsed without ever throwing: `new URL(target, base)` reads `//x` as
 // a host and throws on `//%zz/api`, `http://` or `//a:99999/x`, so the path is split by hand.
 
+/**
+ * Bytes of a request target the in-process adapters read at most: Node's parser refuses a request
+ * head longer than 16 KiB (its default maxHeaderSize, answered 431), so no target longer reaches a
+ * handler over HTTP; one longer in this process is answered 414 before anything parses it.
+ */
+export const MAX_TARGET_BYTES = 16 * 1024;
+
 /** A request target reduced to what a router needs. */
 export interface RequestTarget {
   /** The path as sent (still percent-encoded), always starting with `/`. */
@@ -48,13 +55,16 @@ export function decodeSegment(segment: string): string | undefined {
 
 /**
  * The query's parameters as a null-prototype record (a name such as `__proto__` stays a name);
- * a repeated name keeps every value in order. Never throws: broken escapes stay as sent.
+ * a repeated name keeps every value in order. Never throws: broken escapes stay as sent. Linear in
+ * the query's length: a repeated name's values are pushed onto one list, never copied into a new one.
  */
 export function queryRecord(query: string): Record<string, string | string[]> {
   const out: Record<string, string | string[]> = Object.create(null);
   for (const [name, value] of new URLSearchParams(query)) {
     const seen = out[name];
-    out[name] = seen === undefined ? value : Array.isArray(seen) ? [...seen, value] : [seen, value];
+    if (seen === undefined) out[name] = value;
+    else if (Array.isArray(seen)) seen.push(value);
+    else out[name] = [seen, value];
   }
   return out;
 }
