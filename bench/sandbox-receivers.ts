@@ -137,8 +137,9 @@ receivers in a process of their own, the attempt deadline at its default (${DEAD
 sandbox, its receivers and verifications, then one \`POST /_sandbox/clock/advance\`, timed to its
 answer; the median of ${ROUNDS} rounds (min–max), and the median count of deliveries the answer listed
 in \`in_flight\`. The bound ([waiting for deliveries](sandbox.md#waiting-for-deliveries)): a receiver
-whose attempt times out is waited for no more (one deadline, ${DEADLINE_MS / 1000} s), and no advance waits more
-than three deadlines (${(3 * DEADLINE_MS) / 1000} s) in all.
+whose attempt times out is waited for no more (one deadline, ${DEADLINE_MS / 1000} s), and once its timers have
+run no advance waits more than three deadlines (${(3 * DEADLINE_MS) / 1000} s) in all: the backlog's row is that
+wait plus the time its timers (a week of a thousand journeys and their retries) take to run.
 
 | Advance | Seconds to its answer | Listed in \`in_flight\` |
 |---|---|---|

@@ -67,11 +67,11 @@ export interface paths {
          *     that answers, however slowly within the attempt deadline (10 s by default), has its
          *     answers recorded; once an attempt to a receiver times out, the advance waits for none of
          *     that receiver's deliveries any more, so a receiver that hangs holds the answer one
-         *     deadline (not one per retry or per delivery) and holds back no other receiver. No advance
-         *     waits more than three deadlines (at least 30 s) in all. What is still pending when it
-         *     answers is listed in `in_flight`: it goes on in the background on its schedule, and the
-         *     next settle waits for it. Advances and resets run in the order asked, each once the one
-         *     before has answered.
+         *     deadline (not one per retry or per delivery) and holds back no other receiver. Once its
+         *     timers have run, no advance waits more than three deadlines (at least 30 s) in all, however
+         *     large the backlog. What is still pending when it answers is listed in `in_flight`: it goes
+         *     on in the background on its schedule, and the next settle waits for it. Advances and
+         *     resets run in the order asked, each once the one before has answered.
          */
         post: operations["advanceClock"];
         delete?: never;

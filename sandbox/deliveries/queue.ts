@@ -87,9 +87,11 @@ export class DeliveryQueue {
   constructor(private readonly options: DeliveryOptions) {
     const timeoutMs = options.timeoutMs ?? 10_000;
     this.posts = new Posts(this.sender, timeoutMs);
-    this.waits = new SettleWaits((delivery, until) => this.settledBy(delivery, until), {
-      maxMs: options.settleMaxMs ?? Math.max(SETTLE_MAX_DEADLINES * timeoutMs, MIN_SETTLE_MAX_MS),
-    });
+    this.waits = new SettleWaits(
+      (delivery, until) => this.settledBy(delivery, until),
+      { maxMs: options.settleMaxMs ?? Math.max(SETTLE_MAX_DEADLINES * timeoutMs, MIN_SETTLE_MAX_MS) },
+      (delivery) => this.log.get(delivery.id) === delivery,
+    );
     this.budget = options.budget ?? new ByteBudget(Infinity);
     this.log = new DeliveryLog({
       budget: this.budget,

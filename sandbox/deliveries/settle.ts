@@ -40,10 +40,14 @@ export class SettleWaits {
   private readonly byDelivery = new Map<Delivery, Set<Wait>>();
   private readonly waits = new Set<Wait>();
 
-  /** `settled` tells whether a delivery needs no more waiting for, up to a virtual time. */
+  /**
+   * `settled` tells whether a delivery needs no more waiting for, up to a virtual time; `kept`,
+   * whether it is still kept (one forgotten since it was let go is not listed).
+   */
   constructor(
     private readonly settled: (delivery: Delivery, until: number) => boolean,
     private readonly bounds: SettleBounds,
+    private readonly kept: (delivery: Delivery) => boolean = () => true,
   ) {}
 
   /** Resolves once every one of `due` is settled up to `until`, or a bound is reached. */
@@ -123,7 +127,7 @@ export class SettleWaits {
     const held = [...wait.left];
     for (const delivery of held) this.unhold(wait, delivery);
     wait.left.clear();
-    const letGo = wait.letGo.filter((delivery) => delivery.status === "pending");
+    const letGo = wait.letGo.filter((delivery) => delivery.status === "pending" && this.kept(delivery));
     wait.resolve({ waited: wait.waited, unsettled: [...letGo, ...held] });
   }
 }

@@ -9,7 +9,7 @@ import { createSandbox, type InProcessSandbox, type ReceiverHandler } from "../.
 import { MAX_RETRIES } from "../../sandbox/deliveries/queue.js";
 import { createClient } from "../../src/index.js";
 import { queueOnClock } from "../support/delivery-queue.js";
-import { startRecorder } from "../support/sandbox.js";
+import { startRecorder, until } from "../support/sandbox.js";
 
 const KEY = { key: "k-bounds", secret: "s-bounds" };
 let sandbox: InProcessSandbox | undefined;
@@ -178,6 +178,43 @@ describe("the queue's wait", () => {
     } finally {
       await close();
       await silent.close();
+    }
+  });
+});
+
+describe("a delivery let go and then forgotten", () => {
+  it("is not listed in the answer: it is no longer kept", async () => {
+    const silent = await startRecorder(() => "hang");
+    const refusing = await startRecorder(() => 500);
+    // Two deliveries kept at most: the second event's forget the first's.
+    const { queue, clock, close } = queueOnClock({ timeoutMs: 100, maxKept: 2 });
+    try {
+      const hung = queue.addReceiver(silent.url, "events");
+      queue.addReceiver(refusing.url, "events");
+      queue.emit(
+        "events",
+        "biometricWebhook",
+        "created",
+        "tx-1",
+        '{"event":"created","transaction_id":"tx-1"}',
+      );
+      // Up to a day ahead: the refused delivery's retry is due by then, so the wait stays open for it.
+      const settled = queue.settled(clock.now() + 86_400_000);
+      await until(() => queue.list().some((d) => d.receiver_id === hung.id && d.attempts.length > 0));
+      queue.emit(
+        "events",
+        "biometricWebhook",
+        "created",
+        "tx-2",
+        '{"event":"created","transaction_id":"tx-2"}',
+      );
+      const answer = await settled;
+      expect(answer.waited).toBe(2);
+      expect(answer.unsettled).toEqual([]);
+    } finally {
+      await close();
+      await silent.close();
+      await refusing.close();
     }
   });
 });
