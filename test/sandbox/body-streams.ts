@@ -24,6 +24,8 @@ export interface CountedStream {
   pulls(): number;
   /** Whether its cancel was called (the reader gave it up). */
   cancelled(): boolean;
+  /** Whether it ended by itself (closed or errored): a reader that gave up before must cancel it. */
+  endedByItself(): boolean;
   /** Settles when its cancel is called. */
   whenCancelled: Promise<void>;
 }
@@ -35,11 +37,13 @@ export function countedStream(plan: StreamPlan, onPull?: (pull: number) => void)
   let pulled = 0;
   let pulls = 0;
   let cancelled = false;
+  let ended = false;
   let markCancelled: () => void = () => undefined;
   const whenCancelled = new Promise<void>((resolve) => (markCancelled = resolve));
   const bytes = new Uint8Array(plan.chunk).fill(0x20);
   const step = (controller: ReadableStreamDefaultController<Uint8Array>): Promise<void> | void => {
     if (pulled >= plan.total) {
+      ended = plan.ending === "close" || plan.ending === "error";
       if (plan.ending === "close") controller.close();
       else if (plan.ending === "error") controller.error(new Error("the client's stream failed"));
       else if (plan.ending === "not-bytes") controller.enqueue("not bytes" as unknown as Uint8Array);
@@ -68,7 +72,14 @@ export function countedStream(plan: StreamPlan, onPull?: (pull: number) => void)
     // Pulled only when read: what was pulled is what a reader asked for.
     { highWaterMark: 0 },
   );
-  return { stream, pulled: () => pulled, pulls: () => pulls, cancelled: () => cancelled, whenCancelled };
+  return {
+    stream,
+    pulled: () => pulled,
+    pulls: () => pulls,
+    cancelled: () => cancelled,
+    endedByItself: () => ended,
+    whenCancelled,
+  };
 }
 
 /** An endless body of `chunk`-byte chunks enqueued synchronously, ending after `cap` bytes (so a reader with no limit ends too). */
