@@ -62,11 +62,12 @@ export function sandboxHandlers(sandbox: FetchSandbox, options: SandboxHandlersO
       releaseClone(request);
       try {
         return await sandbox.fetch(request);
-      } catch (error) {
-        // Aborted: MSW has rejected the caller's fetch with the signal's reason already, and would
-        // print this rejection as a handler's failure. A network error goes nowhere, as it should.
-        if (request.signal.aborted) return Response.error();
-        throw error;
+      } catch {
+        // The sandbox's fetch rejects only where fetch would (its signal aborted, its body's stream
+        // failed or used): MSW's way to say so is a network error, where a rejection here would be
+        // printed as a handler's failure and answered with a 500. Aborted, MSW has rejected the
+        // caller's fetch with the signal's reason already.
+        return Response.error();
       }
     }),
   );

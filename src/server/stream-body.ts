@@ -102,7 +102,9 @@ export function streamBody(
   });
 
   /** The caller's stream failed: its fetch rejects with a TypeError, as fetch's does. */
-  const failed = (cause: unknown): HttpError => {
+  const failed = (cause: unknown): unknown => {
+    // Aborted first (in the very pull that failed, say): the abort is what fetch would tell.
+    if (aborted()) return stopped;
     rejectGone(new TypeError("fetch failed", { cause }));
     const why = new HttpError(400, FAILED);
     stop(why);

@@ -42,6 +42,8 @@ export function countedStream(plan: StreamPlan, onPull?: (pull: number) => void)
   const whenCancelled = new Promise<void>((resolve) => (markCancelled = resolve));
   const bytes = new Uint8Array(plan.chunk).fill(0x20);
   const step = (controller: ReadableStreamDefaultController<Uint8Array>): Promise<void> | void => {
+    // A pull deferred past the reader's cancel delivers nothing.
+    if (cancelled) return;
     if (pulled >= plan.total) {
       ended = plan.ending === "close" || plan.ending === "error";
       if (plan.ending === "close") controller.close();
