@@ -1,13 +1,14 @@
 // The pipeline's WHATWG fetch adapter: a Request in, a Response out, no socket. What the node:http
 // server does around the pipeline is done here too: a target over 16 KiB is a 414 (Node's parser
 // refuses one too), a target that is no path a 400, a thrown HttpError its status, any other throw
-// a 500, all in the caller's error shape; the body is read within the caller's limit (the rest
-// read and dropped, never kept); HEAD gets the headers alone.
+// a 500, all in the caller's error shape; the body is read within the caller's limit (one byte
+// more is refused and the stream cancelled, never read on) and a deadline (a 408); the request's
+// signal is honoured as fetch honours it; HEAD gets the headers alone.
 import type { Answer } from "./answer.js";
-import type { BodyRead } from "./body.js";
 import { type ErrorBody, HttpError } from "./handler.js";
 import type { PipelineRequest, Served } from "./pipeline.js";
 import { MAX_TARGET_BYTES, parseRequestTarget } from "./request-target.js";
+import { streamBody } from "./stream-body.js";
 
 /** Answers a PipelineRequest; it may throw or reject. */
 export type PipelineApp = (request: PipelineRequest) => Promise<Served>;
@@ -18,6 +19,8 @@ export interface FetchAdapterOptions {
   onError?: (kind: string, pathname: string | undefined) => void;
   /** Told each answer's log line. */
   log?: (line: string) => void;
+  /** How long a request body may take to be read, in ms, then a 408 (BODY_TIMEOUT_MS by default); 0: no deadline. */
+  bodyTimeoutMs?: number;
 }
 
 /** A fetch function: what `fetch` takes, a Response of the app's answer. */
@@ -28,27 +31,6 @@ const INTERNAL = "The server failed to answer this request.";
 /** Statuses whose answer has no body (a Response refuses one). */
 const NULL_BODY = new Set([204, 205, 304]);
 const EMPTY = Buffer.alloc(0);
-
-/** Read a body stream, keeping at most `maxBytes`: a larger one is read to its end unkept. */
-export async function readStreamBody(
-  stream: ReadableStream<Uint8Array> | null,
-  maxBytes: number,
-): Promise<BodyRead> {
-  if (!stream) return { ok: true, bytes: Buffer.alloc(0) };
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  const reader = stream.getReader();
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size <= maxBytes) chunks.push(value);
-    else chunks.length = 0;
-  }
-  return size > maxBytes
-    ? { ok: false, tooLarge: true, size }
-    : { ok: true, bytes: Buffer.concat(chunks, size) };
-}
 
 /** An answer's JSON text, when it is JSON; a TypeError when its json has none (a function), as over node:http. */
 function jsonTextOf(answer: Answer): string | undefined {
@@ -198,27 +180,51 @@ export function failureAnswer(
   return errorAnswer(options, 500, INTERNAL, pathname);
 }
 
+/**
+ * The signal fetch would follow: the init's when it has one (null: none), else the Request's. The
+ * Request read as it is (requestOf) has not taken the init's.
+ */
+function signalOf(request: Request, init: RequestInit | undefined): AbortSignal | null {
+  return init?.signal !== undefined ? init.signal : request.signal;
+}
+
 /** A fetch function answering from `app`, in this process: no socket is opened. */
 export function fetchAdapter(app: PipelineApp, options: FetchAdapterOptions): FetchFunction {
   return async (input, init) => {
     const request = requestOf(input, init);
-    const method = request.method.toUpperCase();
-    const url = new URL(request.url);
-    const { answer, pathname } = await answerLocally(
-      app,
-      {
-        method,
-        pathAndQuery: url.pathname + url.search,
-        headers: headerRecordOf(request.headers),
-        readBody: (maxBytes) => readStreamBody(request.body, maxBytes),
-      },
-      options,
-    );
+    const signal = signalOf(request, init);
+    const body = streamBody(request.body, {
+      signal,
+      ...(options.bodyTimeoutMs === undefined ? {} : { timeoutMs: options.bodyTimeoutMs }),
+    });
     try {
-      return answerResponse(method, answer);
-    } catch (error) {
-      // An answer with no wire form (a json with no JSON text) is the app's failure too.
-      return answerResponse(method, failureAnswer(options, error, pathname));
+      // As fetch: an aborted signal rejects with its reason before anything is sent.
+      signal?.throwIfAborted();
+      const method = request.method.toUpperCase();
+      const url = new URL(request.url);
+      const answering = answerLocally(
+        app,
+        {
+          method,
+          pathAndQuery: url.pathname + url.search,
+          headers: headerRecordOf(request.headers),
+          readBody: (maxBytes) => body.read(maxBytes),
+        },
+        options,
+      );
+      // The caller gone (its signal aborted, its stream failed) rejects at once, as fetch does; the
+      // app's answer, made without the rest of the body, is dropped.
+      const { answer, pathname } = await Promise.race([answering, body.gone]);
+      // Aborted while the answer was made, before the signal was listened to (stream-body.ts).
+      signal?.throwIfAborted();
+      try {
+        return answerResponse(method, answer);
+      } catch (error) {
+        // An answer with no wire form (a json with no JSON text) is the app's failure too.
+        return answerResponse(method, failureAnswer(options, error, pathname));
+      }
+    } finally {
+      body.close();
     }
   };
 }

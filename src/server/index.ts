@@ -20,7 +20,8 @@
 //   CRED_AT_RISK, checkBody, readJsonBody, unrouted 404/405) serve the mock and the sandbox alike.
 // - The one request pipeline both run (pipeline.ts: runContract: route → headers → body within
 //   MAX_SERVICE_BODY → credentials → body check, giving an Answer and its log line), transport-neutral,
-//   with a node:http adapter (node-adapter.ts) and a WHATWG fetch adapter (fetch-adapter.ts).
+//   with a node:http adapter (node-adapter.ts) and a WHATWG fetch adapter (fetch-adapter.ts: its
+//   body read by stream-body.ts within the limit, a 60 s deadline and the request's signal).
 // - parsePort, listen(server, port, host) → { url, close }, closeOnSignals(close?) (SIGINT/SIGTERM:
 //   close every server `listen` started, then exit), reportStartError.
 export { type Answer, sendAnswer } from "./answer.js";
