@@ -21,6 +21,7 @@ export type OnWait = (waiting: number) => void;
 export class ByteBudget {
   private used = 0;
   private high = 0;
+  private opened = 0;
   /** Holders in the order they were opened: the first is the oldest. */
   private readonly holders = new Set<BudgetHolder>();
   private waiters: Waiter[] = [];
@@ -55,7 +56,7 @@ export class ByteBudget {
 
   /** A holder for one exchange; it is the youngest until those opened before it close. */
   open(): BudgetHolder {
-    const holder = new BudgetHolder(this);
+    const holder = new BudgetHolder(this, this.opened++);
     this.holders.add(holder);
     return holder;
   }
@@ -115,9 +116,7 @@ export class ByteBudget {
   /** Grant the waits that now can be, the oldest holders' first. */
   private pump(): void {
     if (this.waiters.length === 0) return;
-    const order = [...this.holders];
-    const rank = (w: Waiter) => order.indexOf(w.holder);
-    const sorted = [...this.waiters].sort((a, b) => rank(a) - rank(b));
+    const sorted = [...this.waiters].sort((a, b) => a.holder.seq - b.holder.seq);
     const granted = new Set<Waiter>();
     for (const w of sorted) {
       if (!this.allowed(w.holder, w.n)) continue;
@@ -140,7 +139,13 @@ export class BudgetHolder {
   readonly closed: Promise<void>;
   private settle = (): void => undefined;
 
-  constructor(private readonly budget: ByteBudget) {
+  /**
+   * @param seq the order it was opened in (the oldest waits are granted first)
+   */
+  constructor(
+    private readonly budget: ByteBudget,
+    readonly seq: number,
+  ) {
     this.closed = new Promise((resolve) => (this.settle = resolve));
   }
 
