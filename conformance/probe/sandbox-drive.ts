@@ -2,7 +2,6 @@
 // it, the probe's receiver registered there, and the world outside the API stood in for when a
 // journey waits for it (the end user finishes, an agent reviews, hours pass), as the sandbox's docs
 // describe. Against any other deployment none of this is sent.
-import { randomBytes } from "node:crypto";
 import { type Answer, send } from "./http-send.js";
 
 /** A control request's answer is read up to this many bytes. */
@@ -43,9 +42,8 @@ export class SandboxControl {
     );
   }
 
-  /** Register `url` as an events receiver (with a bearer token of its own, as a real one has); its id. */
-  async register(url: string): Promise<string | undefined> {
-    const token = randomBytes(16).toString("hex");
+  /** Register `url` as an events receiver with a bearer `token` of its own, as a real one has; its id. */
+  async register(url: string, token: string): Promise<string | undefined> {
     const answer = await this.call("POST", "/_sandbox/receivers", {
       url,
       kind: "events",

@@ -2,6 +2,7 @@
 // against the sandbox, registered through its control API, which also stands in for the end user and
 // for time; against a deployment, at --receiver-url forwarded to the local listener, with a deadline;
 // without either, not checked (a note). Each event is judged by the AsyncAPI contract and its criteria.
+import { randomBytes } from "node:crypto";
 import type { Json } from "../../src/contract/json.js";
 import { list, show } from "../../src/arazzo/documents.js";
 import { createWebhookChecker } from "../checks/webhooks.js";
@@ -72,6 +73,34 @@ function eventResult(
   return result;
 }
 
+/** What the listener refused, as the end of a finding's message ("" when it refused nothing). */
+function refusedText(receiver: EventReceiver): string {
+  const { unauthorized, overBudget } = receiver.refusals;
+  const parts = [
+    ...(overBudget > 0 ? [`${overBudget} refused once its budget was spent`] : []),
+    ...(unauthorized > 0 ? [`${unauthorized} refused without the credentials it registered`] : []),
+  ];
+  return parts.length > 0 ? ` (of the deliveries to the probe's listener, ${parts.join(", ")})` : "";
+}
+
+/** The run's notes on what the listener refused: a delivery refused was not checked. */
+function refusalNotes(receiver: EventReceiver): string[] {
+  const { unauthorized, overBudget } = receiver.refusals;
+  const mib = Math.round(receiver.budgetBytes / (1024 * 1024));
+  return [
+    ...(overBudget > 0
+      ? [
+          `stateful: the probe's listener refused ${overBudget} deliveries (503): what it keeps of events (${mib} MiB, 2,000 deliveries) was spent; those were not checked`,
+        ]
+      : []),
+    ...(unauthorized > 0
+      ? [
+          `stateful: the probe's listener refused ${unauthorized} deliveries (401) without the credentials it registered; those were not checked`,
+        ]
+      : []),
+  ];
+}
+
 class Waits implements EventWaits {
   private uncheckedNoted = false;
   constructor(
@@ -115,7 +144,7 @@ class Waits implements EventWaits {
         : failedCriteria(
             where,
             entry?.successCriteria,
-            { ...values, messagePayload: found.event?.json },
+            { ...values, messagePayload: found.event?.json() },
             "delivery.body",
           );
       const result = eventResult(`${at.workflowId}: ${show(entry?.stepId)}`, entry, found.event, findings);
@@ -137,16 +166,19 @@ class Waits implements EventWaits {
     if (!key) return { problem: `its message ${show(entry?.message)} is not a message of a channel` };
     if (typeof id !== "string" && typeof id !== "number")
       return { problem: `its correlationId ${show(entry?.correlationId)} names no value` };
+    // The message first: only a delivery of the awaited message is parsed to find its record.
     const matches = (e: ReceivedEvent) =>
       e.verdict.operationId === key &&
-      String(valueOf(location, { inputs: new Map(), steps: new Map(), messagePayload: e.json })) ===
+      String(valueOf(location, { inputs: new Map(), steps: new Map(), messagePayload: e.json() })) ===
         String(id);
     const receiver = this.receiver!;
     if (!this.control) {
       const event = await receiver.waitFor(matches, this.options.eventTimeoutMs);
       return event
         ? { event }
-        : { problem: `no ${key} event about the record arrived within ${this.options.eventTimeoutMs} ms` };
+        : {
+            problem: `no ${key} event about the record arrived within ${this.options.eventTimeoutMs} ms${refusedText(receiver)}`,
+          };
     }
     for (const standIn of [undefined, ...standIns(key, wantedStatus(entry))]) {
       if (standIn) await this.standIn(workflowId, standIn, String(id), values);
@@ -154,7 +186,7 @@ class Waits implements EventWaits {
       const event = await receiver.waitFor(matches, 0);
       if (event) return { event };
     }
-    return { problem: `the sandbox sent no ${key} event about the record` };
+    return { problem: `the sandbox sent no ${key} event about the record${refusedText(receiver)}` };
   }
 
   /** Do what stands in for the outside world on the sandbox. */
@@ -182,7 +214,10 @@ class Waits implements EventWaits {
 
   async close(): Promise<void> {
     if (this.control && this.registered) await this.control.unregister(this.registered);
-    await this.receiver?.close();
+    if (this.receiver) {
+      this.session.notes.push(...refusalNotes(this.receiver));
+      await this.receiver.close();
+    }
   }
 }
 
@@ -203,6 +238,9 @@ export async function openEventWaits(
     );
     return new Waits(session, byId, options);
   }
+  // The token is required from the start: no delivery is taken without it, even before it is registered.
+  const token = randomBytes(16).toString("hex");
+  if (control) receiver.requireBearer(token);
   session.options.onReceiverListening?.(receiver.localUrl);
   if (!control) {
     session.notes.push(
@@ -210,7 +248,7 @@ export async function openEventWaits(
     );
     return new Waits(session, byId, options, receiver);
   }
-  const registered = await control.register(options.receiverUrl?.href ?? receiver.localUrl);
+  const registered = await control.register(options.receiverUrl?.href ?? receiver.localUrl, token);
   if (!registered) {
     await receiver.close();
     session.notes.push("stateful: the sandbox refused the probe's receiver: its events were not checked");

@@ -1,29 +1,96 @@
 // What the proxy keeps of an exchange to check it: each body's bytes up to a limit (content codings
-// undone), and the exchange as the checker reads it.
+// undone), every copy counted against the proxy's budget of bytes (budget.ts), and the exchange as
+// the checker reads it.
+import { Transform } from "node:stream";
 import { brotliDecompressSync, gunzipSync, inflateSync } from "node:zlib";
 import type { RequestTarget } from "../../src/server/index.js";
 import type { Exchange, HeaderMap } from "../traffic/exchange.js";
+import type { BudgetHolder } from "./budget.js";
 
-/** A copy of a stream's bytes up to a limit; past it the copy is dropped and only the size is kept. */
+/**
+ * A copy of a stream's bytes up to a limit, each chunk counted against the exchange's share of the
+ * proxy's budget before it is kept; past the limit the copy is dropped (its bytes given back) and
+ * only the size is kept.
+ */
 export class Capture {
   private chunks: Buffer[] = [];
+  /** The bytes that crossed, kept or not. */
   size = 0;
+  /** Not kept whole: over the limit, or the exchange ended before the budget could count it. */
   overflow = false;
+  /** The bytes of `chunks`, as counted. */
+  private counted = 0;
+  /** Once the exchange is being checked, what still crosses is not kept. */
+  private sealed = false;
 
-  constructor(private readonly limit: number) {}
+  constructor(
+    private readonly limit: number,
+    private readonly holder: BudgetHolder,
+  ) {}
 
-  readonly add = (chunk: Buffer): void => {
+  /** Keep a copy of `chunk`; a promise when the budget must be waited for (the stream waits with it). */
+  add(chunk: Buffer): Promise<void> | undefined {
     this.size += chunk.length;
-    if (this.overflow) return;
+    if (this.overflow || this.sealed) return undefined;
     if (this.size > this.limit) {
-      this.overflow = true;
-      this.chunks = [];
-    } else this.chunks.push(chunk);
-  };
-
-  bytes(): Buffer | undefined {
-    return this.overflow ? undefined : Buffer.concat(this.chunks, this.size);
+      this.drop();
+      return undefined;
+    }
+    if (this.holder.tryTake(chunk.length)) {
+      this.keep(chunk);
+      return undefined;
+    }
+    return this.holder.take(chunk.length).then((granted) => {
+      if (!granted) this.drop();
+      else if (this.overflow || this.sealed) this.holder.release(chunk.length);
+      else this.keep(chunk);
+    });
   }
+
+  private keep(chunk: Buffer): void {
+    this.chunks.push(chunk);
+    this.counted += chunk.length;
+  }
+
+  /** The copy is not kept whole: dropped, its bytes given back. */
+  private drop(): void {
+    this.overflow = true;
+    this.forget();
+  }
+
+  /** Give the copy's bytes back: it is no longer held (a decoded copy stands for it). */
+  forget(): void {
+    this.chunks = [];
+    this.holder.release(this.counted);
+    this.counted = 0;
+  }
+
+  /** The bytes kept, joined (the joined copy counted while the pieces exist); undefined when not kept whole. */
+  async bytes(): Promise<Buffer | undefined> {
+    this.sealed = true;
+    if (this.overflow) return undefined;
+    if (this.chunks.length <= 1) return this.chunks[0] ?? Buffer.alloc(0);
+    const size = this.counted;
+    if (!(await this.holder.take(size))) {
+      this.drop();
+      return undefined;
+    }
+    const joined = Buffer.concat(this.chunks, size);
+    this.chunks = [joined];
+    this.holder.release(size);
+    return joined;
+  }
+}
+
+/** A pass-through that keeps a copy of what crosses in `capture`, pausing its stream while the budget is spent. */
+export function captureTap(capture: Capture): Transform {
+  return new Transform({
+    transform(chunk: Buffer, _encoding, callback) {
+      const waiting = capture.add(chunk);
+      if (!waiting) callback(null, chunk);
+      else waiting.then(() => callback(null, chunk), callback);
+    },
+  });
 }
 
 /** Header pairs as the checker reads them: lower-cased names, repeats joined, no prototype. */
@@ -78,10 +145,28 @@ export interface Captured {
   response: CapturedSide;
 }
 
-/** A side's headers and its body, decoded as its Content-Encoding says. */
-export function capturedSide(headers: [string, string][], capture: Capture, limit: number): CapturedSide {
+/**
+ * A side's headers and its body, decoded as its Content-Encoding says. The decoded copy is counted
+ * before it exists (room for the most it may be, the rest given back), then the coded bytes are.
+ */
+export async function capturedSide(
+  headers: [string, string][],
+  capture: Capture,
+  limit: number,
+  holder: BudgetHolder,
+): Promise<CapturedSide> {
   const map = headerMap(headers);
-  return { headers, map, capture, body: decoded(capture.bytes(), map["content-encoding"], limit) };
+  const raw = await capture.bytes();
+  const encoding = map["content-encoding"];
+  if (!raw || !encoding || encoding === "identity") return { headers, map, capture, body: raw };
+  if (!(await holder.take(limit))) {
+    capture.forget();
+    return { headers, map, capture, body: undefined };
+  }
+  const body = decoded(raw, encoding, limit);
+  holder.release(limit - (body?.length ?? 0));
+  capture.forget();
+  return { headers, map, capture, body };
 }
 
 /** The exchange as the checker reads it. */

@@ -12,7 +12,8 @@ import { type Duplex, pipeline } from "node:stream";
 import type { RequestTarget } from "../../src/server/index.js";
 import type { EntryResult } from "../findings/findings.js";
 import { forwardable, plainFraming, sendable, upstreamRequestHeaders } from "./framing.js";
-import { Capture, type Captured, capturedSide, toExchange } from "./capture.js";
+import type { BudgetHolder } from "./budget.js";
+import { Capture, type Captured, captureTap, capturedSide, toExchange } from "./capture.js";
 import { type ProxyContext, proxyError } from "./proxy-context.js";
 
 /**
@@ -30,15 +31,17 @@ export function upstreamHeaders(
   return built;
 }
 
-/** Forward one request to the service and its answer to the client; `settle` once the exchange is done. */
+/**
+ * Forward one request to the service and its answer to the client, then check and record it; its
+ * share of the budget (`ctx.holderOf(res)`) closes once all that is done.
+ */
 export function forward(
   ctx: ProxyContext,
   req: IncomingMessage,
   res: ServerResponse,
   target: RequestTarget,
-  settle: () => void,
 ): void {
-  new ForwardedExchange(ctx, req, res, target, settle);
+  new ForwardedExchange(ctx, req, res, target);
 }
 
 class ForwardedExchange {
@@ -48,6 +51,8 @@ class ForwardedExchange {
   private readonly requestCapture: Capture;
   private readonly responseCapture: Capture;
   private readonly upstreamRequest: ClientRequest;
+  /** What this exchange holds of the proxy's budget. */
+  private readonly holder: BudgetHolder;
   /** The service's answer, once its head has arrived. */
   private answer: IncomingMessage | undefined;
 
@@ -56,12 +61,12 @@ class ForwardedExchange {
     private readonly req: IncomingMessage,
     private readonly res: ServerResponse,
     private readonly target: RequestTarget,
-    private readonly settle: () => void,
   ) {
     const { headers, outgoing } = upstreamHeaders(ctx, req);
     this.requestHeaders = headers;
-    this.requestCapture = new Capture(ctx.limit);
-    this.responseCapture = new Capture(ctx.limit);
+    this.holder = ctx.holderOf(res);
+    this.requestCapture = new Capture(ctx.limit, this.holder);
+    this.responseCapture = new Capture(ctx.limit, this.holder);
     this.upstreamRequest = this.sendUpstream(outgoing);
     this.awaitAnswer();
   }
@@ -78,8 +83,8 @@ class ForwardedExchange {
       path,
       headers: outgoing as unknown as OutgoingHttpHeaders,
     });
-    req.on("data", this.requestCapture.add);
-    pipeline(req, upstreamRequest, () => undefined);
+    // Through the tap: while the budget is spent, the client's body waits in its socket.
+    pipeline(req, captureTap(this.requestCapture), upstreamRequest, () => undefined);
     // A client gone before the answer ended: the service's side goes too, not left open until it answers.
     res.once("close", () => {
       if (!res.writableFinished) upstreamRequest.destroy();
@@ -133,24 +138,26 @@ class ForwardedExchange {
     const flat: string[] = [];
     for (const [name, value] of responseHeaders) flat.push(name, value);
     res.writeHead(upstreamResponse.statusCode as number, upstreamResponse.statusMessage, flat);
-    upstreamResponse.on("data", this.responseCapture.add);
-    pipeline(upstreamResponse, res, (error) => {
+    // Through the tap: while the budget is spent, the service's answer waits in its socket.
+    pipeline(upstreamResponse, captureTap(this.responseCapture), res, (error) => {
       if (error) return;
-      try {
-        this.finish(upstreamResponse.statusCode ?? 0, responseHeaders);
-      } catch {
-        // The answer was sent; a verdict or recording that failed on it must not end the proxy.
-        this.ctx.options.onUnchecked?.(this.req.method ?? "GET", "the check or the recording failed");
-      }
+      // The check holds the exchange's bytes until it is recorded, after the answer has closed.
+      this.holder.use();
+      this.finish(upstreamResponse.statusCode ?? 0, responseHeaders)
+        .catch(() => {
+          // The answer was sent; a verdict or recording that failed on it must not end the proxy.
+          this.ctx.options.onUnchecked?.(this.req.method ?? "GET", "the check or the recording failed");
+        })
+        .finally(() => this.holder.endUse());
     });
   }
 
   /** The answer is sent: check the exchange, then record it. */
-  private finish(status: number, responseHeaders: [string, string][]): void {
-    this.settle();
-    const { ctx } = this;
-    const request = capturedSide(this.requestHeaders, this.requestCapture, ctx.limit);
-    const response = capturedSide(responseHeaders, this.responseCapture, ctx.limit);
+  private async finish(status: number, responseHeaders: [string, string][]): Promise<void> {
+    const { ctx, holder } = this;
+    // One side at a time: at most one joined or decoded copy is made at once (perExchangeBytes).
+    const request = await capturedSide(this.requestHeaders, this.requestCapture, ctx.limit, holder);
+    const response = await capturedSide(responseHeaders, this.responseCapture, ctx.limit, holder);
     const method = (this.req.method ?? "GET").toUpperCase();
     const captured: Captured = {
       index: ctx.nextIndex(),

@@ -1,5 +1,5 @@
 // What the proxy is given, what every exchange it forwards shares, and the shape of its own errors.
-import type { request as httpRequest } from "node:http";
+import type { request as httpRequest, ServerResponse } from "node:http";
 import type { SafeHandler } from "../../src/server/handler.js";
 import { shapeOfPath } from "../../src/server/operations.js";
 import type { EntryResult } from "../findings/findings.js";
@@ -7,9 +7,19 @@ import type { ConformanceChecker } from "../run/open-checker.js";
 import type { HarExchange } from "./har.js";
 import type { RouteTable } from "../../src/contract/router.js";
 import type { OperationModel } from "../checks/contract-model.js";
+import type { BudgetHolder, OnWait } from "./budget.js";
 
 /** Far above the largest upload the service takes (10 MB): bodies up to this are checked. */
 export const DEFAULT_CAPTURE_BYTES = 12 * 1024 * 1024;
+/** The bytes the proxy holds of all its exchanges at once (`memoryBytes`), bodies and their copies. */
+export const DEFAULT_MEMORY_BYTES = 256 * 1024 * 1024;
+
+/**
+ * The most one exchange may hold: both bodies kept, and one joined or decoded copy at a time; with
+ * signing, the body read to be signed too. The budget must hold at least that much.
+ */
+export const perExchangeBytes = (captureBytes: number, signing: boolean): number =>
+  (signing ? 4 : 3) * captureBytes;
 
 export interface ProxyOptions {
   /** The service's base URL (http or https); the request's path and query are appended to its path. */
@@ -19,6 +29,14 @@ export interface ProxyOptions {
   host?: string;
   /** Bodies larger than this are forwarded whole but not checked (default 12 MiB). */
   captureBytes?: number;
+  /**
+   * The bytes the proxy holds at once for all its exchanges (default 256 MiB; at least
+   * `perExchangeBytes`): past it, reading from the clients and the service pauses until bytes are
+   * given back. Nothing is dropped for want of it.
+   */
+  memoryBytes?: number;
+  /** Told each time an exchange begins to wait for the budget (how many wait now). */
+  onMemoryWait?: OnWait;
   /** Called with each exchange's verdict as it completes. */
   onResult?: (result: EntryResult) => void;
   /** Called with each exchange that could not be checked, and why (never a recorded value). */
@@ -31,7 +49,11 @@ export interface ProxyOptions {
    * Wraps the handler: `--sign` adds each request's credentials before it is forwarded (sign-upstream.ts),
    * finding each request's operation by the routes of the checker's model.
    */
-  sign?: (handle: SafeHandler, routes: RouteTable<OperationModel>) => SafeHandler;
+  sign?: (
+    handle: SafeHandler,
+    routes: RouteTable<OperationModel>,
+    holderOf: (res: ServerResponse) => BudgetHolder,
+  ) => SafeHandler;
 }
 
 /** What every exchange the proxy forwards shares. */
@@ -46,6 +68,8 @@ export interface ProxyContext {
   readonly limit: number;
   /** The next exchange's index (exchanges are numbered as they complete). */
   nextIndex(): number;
+  /** The exchange's share of the budget, opened when its request arrives and closed once it is done. */
+  holderOf(res: ServerResponse): BudgetHolder;
 }
 
 /** The shape of the service's errors on a path (the servers' rule): shape A on manual verification, B elsewhere. */

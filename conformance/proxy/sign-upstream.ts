@@ -14,6 +14,8 @@ import type { RouteTable } from "../../src/contract/router.js";
 import type { OperationModel } from "../checks/contract-model.js";
 import { UsageError } from "../run/command.js";
 import { refuseFraming } from "./request-head.js";
+import type { BudgetHolder } from "./budget.js";
+import { Capture } from "./capture.js";
 
 /** The credentials the proxy signs with. */
 export interface SigningCredentials {
@@ -100,28 +102,56 @@ export interface SigningOptions {
  * Wraps the proxy's handler so that each request to an operation of the contract carries its
  * scheme's credentials, the operation found by the routes of the checker's own model (the proxy
  * passes them). A v4 request's body is read first (at most `maxBytes`, else 413), since its
- * signature covers it; a v2 request streams as before. Any other request passes unchanged.
+ * signature covers it, counted in the exchange's share of the proxy's budget (`holderOf`); a v2
+ * request streams as before. Any other request passes unchanged.
  */
 export function signingHandler(
   credentials: SigningCredentials,
   options: SigningOptions,
-): (handle: SafeHandler, routes: RouteTable<OperationModel>) => SafeHandler {
+): (
+  handle: SafeHandler,
+  routes: RouteTable<OperationModel>,
+  holderOf?: (res: ServerResponse) => BudgetHolder,
+) => SafeHandler {
   const auth = { ...credentials, sign: hmacSigning(credentials.secret), date: svcDate() };
-  return (handle, routes) => async (req: IncomingMessage, res: ServerResponse, target: RequestTarget) => {
-    const route = routes.match(req.method ?? "GET", target.pathname);
-    const facts = route.kind === "found" ? schemeOf(route.target) : NONE;
-    if (facts.auth === "none") return handle(req, res, target);
-    refuseFraming(req);
-    let body: Buffer | undefined;
-    if (facts.auth === "v4") {
-      const read = await readBody(req, options.maxBytes);
-      if (!read.ok) throw new HttpError(413, "The request body is larger than the proxy signs.");
-      body = read.bytes;
-    }
-    // The client's own code: the method and URL do not enter the signature, only the date and body.
-    const bytes = body ? new Uint8Array(body.buffer as ArrayBuffer, body.byteOffset, body.length) : "";
-    const request = new SigningRequest("http://proxy.invalid/", { method: "POST", body: bytes });
-    const signed = (await authorize(request, facts, auth)) ?? request;
-    return handle(withCredentials(req, signed.headers, body), res, target);
-  };
+  return (handle, routes, holderOf) =>
+    async (req: IncomingMessage, res: ServerResponse, target: RequestTarget) => {
+      const route = routes.match(req.method ?? "GET", target.pathname);
+      const facts = route.kind === "found" ? schemeOf(route.target) : NONE;
+      if (facts.auth === "none") return handle(req, res, target);
+      refuseFraming(req);
+      let body: Buffer | undefined;
+      if (facts.auth === "v4") {
+        body = holderOf
+          ? await readCounted(req, options.maxBytes, holderOf(res))
+          : await readWhole(req, options.maxBytes);
+        if (!body) throw new HttpError(413, "The request body is larger than the proxy signs.");
+      }
+      // The client's own code: the method and URL do not enter the signature, only the date and body.
+      const bytes = body ? new Uint8Array(body.buffer as ArrayBuffer, body.byteOffset, body.length) : "";
+      const request = new SigningRequest("http://proxy.invalid/", { method: "POST", body: bytes });
+      const signed = (await authorize(request, facts, auth)) ?? request;
+      return handle(withCredentials(req, signed.headers, body), res, target);
+    };
+}
+
+/** A body up to `max` bytes, or undefined past it (the rest read and dropped, so that the 413 is read). */
+async function readWhole(req: IncomingMessage, max: number): Promise<Buffer | undefined> {
+  const read = await readBody(req, max);
+  return read.ok ? read.bytes : undefined;
+}
+
+/**
+ * A body up to `max` bytes, each chunk counted in the exchange's share of the proxy's budget (the
+ * client waits while it is spent); it stays counted until the exchange is done. Undefined past
+ * `max` or past the exchange's share (the rest read and dropped as it comes).
+ */
+async function readCounted(
+  req: IncomingMessage,
+  max: number,
+  holder: BudgetHolder,
+): Promise<Buffer | undefined> {
+  const capture = new Capture(max, holder);
+  for await (const chunk of req) await capture.add(chunk as Buffer);
+  return capture.bytes();
 }

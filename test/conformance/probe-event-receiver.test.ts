@@ -16,7 +16,9 @@ afterEach(async () => {
 });
 
 async function listen(requestTimeoutMs?: number): Promise<{ receiver: EventReceiver; port: number }> {
-  const receiver = await EventReceiver.listen(await createWebhookChecker(), 0, "127.0.0.1", requestTimeoutMs);
+  const receiver = await EventReceiver.listen(await createWebhookChecker(), 0, {
+    ...(requestTimeoutMs === undefined ? {} : { requestTimeoutMs }),
+  });
   open.receiver = receiver;
   return { receiver, port: Number(new URL(receiver.localUrl).port) };
 }
@@ -48,10 +50,10 @@ const delivery = (port: number, body: string) =>
 describe("the probe's event listener", () => {
   it("keeps a delivery with its verdict, and is found waiting for it", async () => {
     const { receiver, port } = await listen();
-    const arrived = receiver.waitFor((event) => (event.json as { id?: string })?.id === "evt-1", 10_000);
+    const arrived = receiver.waitFor((event) => (event.json() as { id?: string })?.id === "evt-1", 10_000);
     expect((await delivery(port, JSON.stringify({ id: "evt-1" }))).status).toBe(200);
     const event = await arrived;
-    expect(event?.json).toEqual({ id: "evt-1" });
+    expect(event?.json()).toEqual({ id: "evt-1" });
     // Not an event of the contract: the suite's verdict says so.
     expect(event?.verdict.ok).toBe(false);
   });
@@ -83,7 +85,9 @@ describe("the probe's event listener", () => {
     const body = JSON.stringify({ id: "evt-held" });
     first.write(`Content-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`);
     expect(await answer).toMatch(/^HTTP\/1\.1 200 /);
-    expect((await receiver.waitFor((e) => (e.json as { id?: string })?.id === "evt-held", 0))?.json).toEqual({
+    expect(
+      (await receiver.waitFor((e) => (e.json() as { id?: string })?.id === "evt-held", 0))?.json(),
+    ).toEqual({
       id: "evt-held",
     });
   });
@@ -96,6 +100,6 @@ describe("the probe's event listener", () => {
       () => "dropped",
     );
     expect([413, "dropped"]).toContain(status);
-    expect(await receiver.waitFor((e) => (e.json as { id?: string })?.id === "evt-big", 0)).toBeUndefined();
+    expect(await receiver.waitFor((e) => (e.json() as { id?: string })?.id === "evt-big", 0)).toBeUndefined();
   });
 });
