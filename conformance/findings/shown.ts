@@ -45,6 +45,7 @@ export function shownText(s: string): string {
 /**
  * A workflow command's message: `%`, CR and LF escaped as the runner reads them back (%25, %0D, %0A),
  * and every other control character shown as an escape (`\x1b`): the runner would write it as it is.
+ * (A `##[` stays: a line the runner reads as a command is not read again for the older form.)
  */
 export const escapeData = (s: string): string =>
   s
@@ -90,11 +91,12 @@ export const xmlText = (s: string): string => xml(shownText(s));
 
 /**
  * JSON text with nothing a terminal or a log obeys: JSON.stringify escapes C0 controls and lone
- * surrogates but writes DEL, the C1 controls and U+2028/U+2029 as they are. Those occur only inside
- * strings, where `\uXXXX` is the same value: a reader gets exactly what was stringified.
+ * surrogates but writes DEL, the C1 controls and U+2028/U+2029 as they are, and a `##[` (the runner's
+ * older command form, read anywhere in a line) too. Those occur only inside strings, where `\uXXXX`
+ * is the same value: a reader gets exactly what was stringified.
  */
 export const jsonText = (value: unknown, space?: number): string =>
   JSON.stringify(value, null, space).replace(
-    /[\u007f-\u009f\u2028\u2029]/g,
+    /[\u007f-\u009f\u2028\u2029]|#(?=#\[)/g,
     (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
   );
