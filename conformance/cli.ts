@@ -6,6 +6,7 @@
 import { realpathSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { InputError } from "./traffic/input-error.js";
+import { shownText } from "./findings/shown.js";
 import { type CliIo, PROGRAM, shownWord } from "./run/command.js";
 import { enableCompileCache } from "./run/compile-cache.js";
 import { runChecks } from "./run/check-cli.js";
@@ -76,7 +77,8 @@ export async function main(
     return await VERBS.get(verb)!(argv, io);
   } catch (error) {
     if (error instanceof InputError) {
-      io.stderr.write(`idv-conformance: ${error.message}\n`);
+      // It names a file from the command line: a newline in it must not start a line of its own.
+      io.stderr.write(`idv-conformance: ${shownText(error.message)}\n`);
     } else {
       // IDV_CONFORMANCE_DEBUG=1 shows the error to a developer.
       const name = error instanceof Error ? error.name : typeof error;

@@ -13,6 +13,7 @@ import {
 } from "../run/command.js";
 import { oneOf } from "../../src/cli/args.js";
 import { readReport } from "./read-report.js";
+import { shownText } from "../findings/shown.js";
 import { CoverageMergeError, type CoverageReport, kindsOf, mergeReports } from "./report.js";
 import { reportText } from "./coverage-run.js";
 import { belowThresholds, coverageSummary, parseThresholds } from "./summary.js";
@@ -83,7 +84,7 @@ export async function runCoverage(argv: string[], io: CliIo): Promise<number> {
   } catch (error) {
     if (args.out) await closeOut(out);
     if (!(error instanceof CoverageMergeError)) throw error;
-    io.stderr.write(`${PROGRAM}: ${error.message}\n`);
+    io.stderr.write(`${PROGRAM}: ${shownText(error.message)}\n`);
     return 2;
   }
   out.write(args.format === "json" ? reportText(merged) : coverageSummary(merged));

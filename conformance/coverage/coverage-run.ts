@@ -5,6 +5,7 @@ import type { Writable } from "node:stream";
 import { type CliIo, closeOut, openOut } from "../run/command.js";
 import { buildReport, type CoverageReport } from "./report.js";
 import { SeenLocations } from "./seen.js";
+import { jsonText } from "../findings/shown.js";
 import { loadCoverageIndex } from "./coverage-index.js";
 import { belowThresholds, coverageSummary } from "./summary.js";
 import type { CoverageKind } from "./seen.js";
@@ -63,7 +64,7 @@ export async function reportOf(
 }
 
 /** A report as its file holds it: two-space JSON, then a newline. */
-export const reportText = (report: CoverageReport): string => `${JSON.stringify(report, null, 2)}\n`;
+export const reportText = (report: CoverageReport): string => `${jsonText(report, 2)}\n`;
 
 /**
  * Start a run's coverage; the --coverage file is opened now, so that a bad path costs nothing. Its

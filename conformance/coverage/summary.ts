@@ -1,7 +1,9 @@
 // The coverage summary a text report ends with, and `--min-coverage` thresholds. Everything shown is
-// a location of the contract, told in the contract's words (methods, paths, status keys).
+// a location of the contract, told in the contract's words (methods, paths, status keys). A report
+// `coverage merge` reads comes from elsewhere: its title, version and locations are shown as text.
 import { unescapeToken } from "../../src/contract/json-pointer.js";
 import { shownWord, UsageError } from "../run/command.js";
+import { shownText } from "../findings/shown.js";
 import { type CoverageReport, kindsOf } from "./report.js";
 import type { CoverageKind } from "./seen.js";
 
@@ -29,16 +31,17 @@ function operationLines(report: CoverageReport): string[] {
   statuses.unseen.forEach(file("unseen"));
   const called = new Set(operations.seen);
   return [...byOperation].map(([op, { seen, unseen }]) => {
-    const label = operationLabel(op).padEnd(52);
+    const label = shownText(operationLabel(op)).padEnd(52);
     if (!called.has(op)) return `    ${label} never called`;
-    const notSeen = unseen.length > 0 ? `; not seen ${unseen.join(", ")}` : "";
-    return `    ${label} statuses seen ${seen.join(", ") || "none"}${notSeen}`;
+    const notSeen = unseen.length > 0 ? `; not seen ${shownText(unseen.join(", "))}` : "";
+    return `    ${label} statuses seen ${shownText(seen.join(", ")) || "none"}${notSeen}`;
   });
 }
 
 /** The summary of a report, as lines of text; `file`: where the whole report was written, if anywhere. */
 export function coverageSummary(report: CoverageReport, file?: string): string {
-  const lines = [`Coverage of the contract (${report.contract.title} ${report.contract.version}):`];
+  const { title, version } = report.contract;
+  const lines = [`Coverage of the contract (${shownText(`${title} ${version}`)}):`];
   for (const kind of kindsOf(report.command)) {
     const k = report.kinds[kind];
     if (!k) continue;
@@ -56,9 +59,9 @@ export function coverageSummary(report: CoverageReport, file?: string): string {
     const more = list.length > SHOWN_PER_KIND ? ` … and ${list.length - SHOWN_PER_KIND} more` : "";
     lines.push(
       `  ${kind === "gaps" ? "gaps the traffic touched (where the contract had to choose)" : `${kind} never reached`}:`,
-      ...list.slice(0, SHOWN_PER_KIND).map((l) => `    ${l}`),
+      ...list.slice(0, SHOWN_PER_KIND).map((l) => `    ${shownText(l)}`),
     );
-    if (more) lines.push(`   ${more}${file ? ` (all in ${file})` : ""}`);
+    if (more) lines.push(`   ${more}${file ? ` (all in ${shownText(file)})` : ""}`);
   }
   return `${lines.join("\n")}\n`;
 }

@@ -7,18 +7,14 @@ import type { EntryResult, Finding, Summary } from "./findings.js";
 import { InputError } from "../traffic/input-error.js";
 import { Spool } from "./report-sink.js";
 import { CHECK_RULES } from "./rules.js";
+import { escapeData, escapeProperty, markdownText, shownText } from "./shown.js";
+
+export { escapeData, escapeProperty } from "./shown.js";
 
 /** Coverage of the contract, by kind (operations, statuses…), for the job summary. */
 export interface CoverageSummary {
   kinds: { kind: string; covered: number; total: number }[];
 }
-
-/** A workflow command's message: `%`, CR and LF escaped, as the runner reads them back. */
-export const escapeData = (s: string): string =>
-  s.replace(/%/g, "%25").replace(/\r/g, "%0D").replace(/\n/g, "%0A");
-
-/** A workflow command's property value: as data, and `:` and `,` escaped too. */
-export const escapeProperty = (s: string): string => escapeData(s).replace(/:/g, "%3A").replace(/,/g, "%2C");
 
 /** One finding as a workflow command. */
 export function workflowCommand(r: EntryResult, f: Finding, level: "error" | "warning"): string {
@@ -39,7 +35,7 @@ interface OperationCounts {
 }
 
 /** Markdown table cell text: a pipe, a line break or markup from a contract's words shown as text. */
-const cell = (s: string): string => s.replace(/[|\\`*_<>[\]]/g, (c) => `\\${c}`).replace(/[\r\n]+/g, " ");
+const cell = markdownText;
 
 /** How many operations the job summary lists, worst first. */
 const WORST_SHOWN = 10;
@@ -145,7 +141,7 @@ export class GithubReporter {
       });
     }
     const total = `${summary.entries} checked: ${summary.passed} passed, ${summary.failed} failed, ${summary.warnings} warning${summary.warnings === 1 ? "" : "s"}`;
-    await this.spool.drainInto(out, "", `${this.title}: ${total}\n`);
+    await this.spool.drainInto(out, "", `${shownText(this.title)}: ${total}\n`);
   }
 
   abort() {

@@ -4,6 +4,9 @@ import { bundledContractFile, type ContractFile } from "./contract-location.js";
 import { type CoverageSummary, GithubReporter, stepSummaryFile } from "./github.js";
 import { Spool, write } from "./report-sink.js";
 import { SarifReporter } from "./sarif.js";
+import { jsonText, shownText, xmlText } from "./shown.js";
+
+export { xml } from "./shown.js";
 
 /** Receives every entry's result as it is made, and writes the report at the end. */
 export interface Reporter {
@@ -79,13 +82,13 @@ class JsonReporter implements Reporter {
   constructor(private readonly spool: Spool) {}
 
   add(result: EntryResult) {
-    const chunk = `${this.first ? "" : ",\n"}    ${JSON.stringify(result)}`;
+    const chunk = `${this.first ? "" : ",\n"}    ${jsonText(result)}`;
     this.first = false;
     return this.spool.append(chunk);
   }
 
   finish(summary: Summary, out: Writable) {
-    const head = `{\n  "summary": ${JSON.stringify(summary)},\n  "entries": [\n`;
+    const head = `{\n  "summary": ${jsonText(summary)},\n  "entries": [\n`;
     return this.spool.drainInto(out, head, `${this.first ? "" : "\n"}  ]\n}\n`);
   }
 
@@ -93,25 +96,6 @@ class JsonReporter implements Reporter {
     return this.spool.discard();
   }
 }
-
-const XML_ESCAPES = new Map([
-  ["<", "&lt;"],
-  [">", "&gt;"],
-  ["&", "&amp;"],
-  ['"', "&quot;"],
-  ["'", "&apos;"],
-]);
-
-/**
- * Text as XML character data or an attribute value. A character XML 1.0 cannot hold at all, even as a
- * reference (a control character, a lone surrogate, U+FFFE), becomes U+FFFD: a file name on the command
- * line or a name in a `--spec` contract may hold one, and a report a parser refuses is no report.
- */
-export const xml = (s: string): string =>
-  s.replace(
-    /[<>&"']|[^\t\n\r\x20-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu,
-    (c) => XML_ESCAPES.get(c) ?? "\uFFFD",
-  );
 
 /** One finding as a line: where, which check, and the message (never a recorded value). */
 export const findingLine = (f: Finding): string => `${f.in} ${f.pointer || "/"} [${f.check}]: ${f.message}`;
@@ -132,21 +116,23 @@ class JunitReporter implements Reporter {
   ) {}
 
   add(r: EntryResult) {
-    let chunk = `    <testcase classname="${xml(r.operationId ?? "unmatched")}" name="${xml(entryName(r))}">\n`;
+    // Each line shown as text (xmlText): a newline in a file name would start a line of its own.
+    const lines = (texts: string[]) => texts.map(xmlText).join("\n");
+    let chunk = `    <testcase classname="${xmlText(r.operationId ?? "unmatched")}" name="${xmlText(entryName(r))}">\n`;
     if (!r.ok) {
       const first = r.violations[0];
       const message = first ? `${first.check}: ${first.message}` : "does not conform";
-      chunk += `      <failure message="${xml(message)}" type="${xml(first?.check ?? "conformance")}">${xml(r.violations.map(findingLine).join("\n"))}</failure>\n`;
+      chunk += `      <failure message="${xmlText(message)}" type="${xmlText(first?.check ?? "conformance")}">${lines(r.violations.map(findingLine))}</failure>\n`;
     }
     if (r.warnings.length > 0) {
-      chunk += `      <system-out>${xml(r.warnings.map((w) => `warning: ${findingLine(w)}`).join("\n"))}</system-out>\n`;
+      chunk += `      <system-out>${lines(r.warnings.map((w) => `warning: ${findingLine(w)}`))}</system-out>\n`;
     }
     return this.spool.append(`${chunk}    </testcase>\n`);
   }
 
   finish(summary: Summary, out: Writable) {
     const counts = `tests="${summary.entries}" failures="${summary.failed}" errors="0" skipped="0"`;
-    const head = `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="${xml(this.title)}" ${counts}>\n  <testsuite name="${xml(this.title)}" ${counts}>\n`;
+    const head = `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="${xmlText(this.title)}" ${counts}>\n  <testsuite name="${xmlText(this.title)}" ${counts}>\n`;
     return this.spool.drainInto(out, head, "  </testsuite>\n</testsuites>\n");
   }
 
@@ -182,7 +168,8 @@ class TextReporter implements Reporter {
     const key = r.operationId ?? this.unmatched;
     let group = this.operations.get(key);
     if (!group) {
-      group = { label: key, entries: 0, failed: 0, violations: new Map(), warnings: new Map() };
+      const label = shownText(key);
+      group = { label, entries: 0, failed: 0, violations: new Map(), warnings: new Map() };
       this.operations.set(key, group);
     }
     group.entries++;
@@ -194,7 +181,7 @@ class TextReporter implements Reporter {
         const g = into.get(f.check) ?? { count: 0, lines: [] };
         g.count++;
         if (g.lines.length < SHOWN_PER_GROUP)
-          g.lines.push(`${where}: ${f.in} ${f.pointer || "/"}: ${f.message}`);
+          g.lines.push(shownText(`${where}: ${f.in} ${f.pointer || "/"}: ${f.message}`));
         into.set(f.check, g);
       }
     };

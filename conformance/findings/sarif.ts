@@ -10,6 +10,7 @@ import { type ContractFile, contractPointer } from "./contract-location.js";
 import type { EntryResult, Finding, Summary } from "./findings.js";
 import { Spool } from "./report-sink.js";
 import { CHECK_NAMES, CHECK_RULES } from "./rules.js";
+import { jsonText, shownText, wellFormed } from "./shown.js";
 
 /** The schema a SARIF 2.1.0 log names. */
 export const SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json";
@@ -31,8 +32,10 @@ const PACKAGE_BASE = "CONTRACT_PACKAGE_ROOT";
  */
 export function fileUri(file: string | undefined): string | undefined {
   if (file === undefined || file === "-") return undefined;
-  if (isAbsolute(file)) return pathToFileURL(file).href;
-  return file
+  // encodeURIComponent throws on a lone surrogate; the name is shown as a UTF-8 encoder writes it.
+  const name = wellFormed(file);
+  if (isAbsolute(name)) return pathToFileURL(name).href;
+  return name
     .split(sep === "\\" ? /[\\/]/ : "/")
     .map(encodeURIComponent)
     .join("/");
@@ -69,7 +72,7 @@ export class SarifReporter {
       ...r.warnings.map((f) => this.result(r, f, "warning")),
     ];
     if (results.length === 0) return undefined;
-    const chunk = `${this.first ? "" : ",\n"}${results.map((x) => `        ${JSON.stringify(x)}`).join(",\n")}`;
+    const chunk = `${this.first ? "" : ",\n"}${results.map((x) => `        ${jsonText(x)}`).join(",\n")}`;
     this.first = false;
     return this.spool.append(chunk);
   }
@@ -90,7 +93,7 @@ export class SarifReporter {
       ],
     };
     // The log around its results, which are in the spool: split where they go.
-    const [head, tail] = JSON.stringify(log, null, 2).split(JSON.stringify(RESULTS)) as [string, string];
+    const [head, tail] = jsonText(log, 2).split(JSON.stringify(RESULTS)) as [string, string];
     return this.spool.drainInto(out, `${head}[\n`, `${this.first ? "" : "\n"}      ]${tail}\n`);
   }
 
@@ -112,7 +115,9 @@ export class SarifReporter {
       ruleIndex: CHECK_NAMES.indexOf(f.check),
       level,
       message: {
-        text: `${where}${r.method ? ` ${r.method}` : ""}${r.path ? ` ${r.path}` : ""}: ${f.in} ${f.pointer || "/"}: ${f.message}`,
+        text: shownText(
+          `${where}${r.method ? ` ${r.method}` : ""}${r.path ? ` ${r.path}` : ""}: ${f.in} ${f.pointer || "/"}: ${f.message}`,
+        ),
       },
       locations: [
         {

@@ -2,9 +2,12 @@
 // judged as the value was; where none is (a multipart upload, a PDF that failed its check, a value
 // whose fault no stand-in keeps), the entry names the location and carries the findings the live
 // check made there. `check` then reports that location as withheld, with those findings: never a
-// violation the stand-in alone would make, never a pass the value did not earn.
+// violation the stand-in alone would make, never a pass the value did not earn. A file read back may
+// come from anyone: of a recorded finding, only its location and check are taken, and its message is
+// made again from the check's rule, so that a report never shows words a file chose.
 import { EntryError, type Raw } from "../traffic/input-error.js";
 import type { CheckName, EntryResult, Finding, FindingLocation } from "./findings.js";
+import { CHECK_NAMES, CHECK_RULES } from "./rules.js";
 import type { Vocabulary } from "./vocabulary.js";
 
 /** The HAR entry member that holds what was withheld (HAR 1.2 allows members starting with `_`). */
@@ -37,24 +40,23 @@ const LOCATIONS = new Set<string>([
   "response.body",
 ]);
 
-const CHECKS = new Set<string>([
-  "entry_readable",
-  "route_known",
-  "request_content_type",
-  "request_body_schema",
-  "request_parameters",
-  "auth_headers_present",
-  "status_code_documented",
-  "response_content_type",
-  "response_body_schema",
-  "response_headers",
-  "error_shape",
-]);
+/** The checks whose findings a recorded exchange may carry: those that judge an entry or an exchange. */
+const CHECKS = new Set<string>(
+  CHECK_NAMES.filter((name) => ["entry", "exchange"].includes(CHECK_RULES[name].judges)),
+);
 
 /** Findings and locations one entry may carry: far more than the checks make on one exchange. */
 const MAX_ITEMS = 1024;
 const MAX_POINTER = 1024;
-const MAX_MESSAGE = 1000;
+
+/** The message of a finding read from a recording: the check's own words, never the file's. */
+export function recordedMessage(check: CheckName, kind: "violation" | "warning"): string {
+  const asserted = CHECK_RULES[check].description.replace(/\.$/, "");
+  const what = `${asserted.charAt(0).toLowerCase()}${asserted.slice(1)}`;
+  return kind === "violation"
+    ? `when checked live, this did not hold here: ${what}`
+    : `when checked live, the check warned here: ${what}`;
+}
 
 /** Whether a location holds a finding: the same part, at the pointer or below it. */
 export function covers(location: WithheldLocation, finding: Finding): boolean {
@@ -179,7 +181,7 @@ export function wholeEntry(live: EntryResult): Withheld {
   };
 }
 
-/** Printable text of bounded length: a message read from a file is shown to a person. */
+/** Printable text of bounded length (a pointer, whose tokens the contract's vocabulary then masks). */
 function text(value: unknown, max: number, where: string): string {
   if (typeof value !== "string") throw new EntryError(`${where} is not a string`);
   // Control characters would reach a terminal; the recorders never write them.
@@ -207,15 +209,13 @@ function location(raw: Raw, where: string): WithheldLocation {
   return { in: raw.in as FindingLocation, pointer };
 }
 
-function finding(raw: Raw, where: string): Finding {
+/** A recorded finding: its location and check; its message (the file's words) is left unread. */
+function finding(raw: Raw, where: string, kind: "violation" | "warning"): Finding {
   const at = location(raw, where);
   if (typeof raw.check !== "string" || !CHECKS.has(raw.check))
     throw new EntryError(`${where}.check is not a check of the suite`);
-  return {
-    ...at,
-    check: raw.check as CheckName,
-    message: text(raw.message, MAX_MESSAGE, `${where}.message`),
-  };
+  const check = raw.check as CheckName;
+  return { ...at, check, message: recordedMessage(check, kind) };
 }
 
 /** The withheld member of a HAR entry, read as hostile input; undefined when there is none. */
@@ -228,7 +228,9 @@ export function readWithheld(raw: Raw): Withheld | undefined {
     location(l, `${where}.locations[${i}]`),
   );
   const findings = (name: "violations" | "warnings") =>
-    list(raw[name] ?? [], `${where}.${name}`).map((f, i) => finding(f, `${where}.${name}[${i}]`));
+    list(raw[name] ?? [], `${where}.${name}`).map((f, i) =>
+      finding(f, `${where}.${name}[${i}]`, name === "violations" ? "violation" : "warning"),
+    );
   return { locations, violations: findings("violations"), warnings: findings("warnings") };
 }
 

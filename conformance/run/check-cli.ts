@@ -6,6 +6,7 @@ import type { EntryResult, Summary } from "../findings/findings.js";
 import { openSource } from "./open-source.js";
 import { createReporter } from "../findings/reporters.js";
 import { contractFile } from "../findings/contract-location.js";
+import { shownText } from "../findings/shown.js";
 import { runAll } from "./run.js";
 import {
   type CliIo,
@@ -121,7 +122,7 @@ async function openResults(
     const { checkInWorkers } = await import("./worker-pool.js");
     // A file whose worker stopped is a violation in the report, and one line here.
     const stopped = (file: string, reason: string) =>
-      io.stderr.write(`idv-conformance: ${file}: not checked to its end: ${reason}\n`);
+      io.stderr.write(`idv-conformance: ${shownText(`${file}: not checked to its end: ${reason}`)}\n`);
     return checkInWorkers(
       jobs,
       args.files,

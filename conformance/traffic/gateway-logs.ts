@@ -6,6 +6,7 @@
 import type { Exchange, HeaderMap, NotRecorded, RecordedBody } from "./exchange.js";
 import { EntryError, type Raw } from "./input-error.js";
 import { normalizeBody, normalizeHeaders, scalarNumber, splitUrl } from "./normalize.js";
+import { shownText } from "../findings/shown.js";
 
 /** The gateway log formats, under the names `redocly drift --traffic-format` gives them. */
 export type GatewayFormat = "kong" | "nginx-json" | "apache-json";
@@ -197,6 +198,6 @@ const FORMAT_WORDS: Record<GatewayFormat, string> = {
   "apache-json": "Apache JSON access log",
 };
 
-/** A notice in words: what was not recorded, and that it was not checked. */
+/** A notice in words: what was not recorded, and that it was not checked (the file's name shown as text). */
 export const describeNotice = ({ file, format, part }: UnrecordedNotice): string =>
-  `${file} (${FORMAT_WORDS[format]}) does not record ${PART_WORDS[part]}: they are not checked (not a violation)`;
+  `${shownText(file)} (${FORMAT_WORDS[format]}) does not record ${PART_WORDS[part]}: they are not checked (not a violation)`;

@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import type { EntryResult } from "../../conformance/findings/findings.js";
-import { WITHHELD_CHECK } from "../../conformance/findings/withheld.js";
+import { recordedMessage, WITHHELD_CHECK } from "../../conformance/findings/withheld.js";
 import { HarRecorder, type HarExchange } from "../../conformance/proxy/har.js";
 import { openConformanceChecker } from "../../conformance/run/open-checker.js";
 import { loadOpenApi } from "../support/contract.js";
@@ -129,16 +129,40 @@ describe("a recording's withheld member", () => {
     expect(stderr).not.toContain(CANARIES[0]);
   });
 
-  it("shows no control character of a recorded message", async () => {
+  it("shows none of a recorded message's words: each is made again from its check's rule", async () => {
+    const said = `${CANARIES[0]} [link](https://evil.example/) <img src=x onerror=alert(1)> \u001b[2J\n::error::x`;
     const file = write({
-      locations: [{ in: "response.status", pointer: "" }],
-      violations: [
-        { in: "response.status", check: "status_code_documented", pointer: "", message: "a\u001b[2Jb" },
+      locations: [
+        { in: "response.status", pointer: "" },
+        { in: "request.body", pointer: "" },
       ],
+      violations: [{ in: "response.status", check: "status_code_documented", pointer: "", message: said }],
+      warnings: [{ in: "request.body", check: "request_body_schema", pointer: "", message: said }],
     });
     const [result] = await checkRecording(checker, file);
     const status = result?.violations.filter((v) => v.in === "response.status");
-    expect(status?.map((v) => v.message)).toEqual(["a [2Jb"]);
+    expect(status?.map((v) => v.message)).toEqual([recordedMessage("status_code_documented", "violation")]);
+    const body = result?.warnings.filter((w) => w.check === "request_body_schema");
+    expect(body?.map((w) => w.message)).toEqual([recordedMessage("request_body_schema", "warning")]);
     expect(result?.ok).toBe(false);
+    for (const format of ["text", "json", "junit", "sarif", "github"]) {
+      const run = await runMain(["check", file, "--format", format]);
+      expect(run.status).toBe(1);
+      for (const part of [CANARIES[0], "evil.example", "<img", "onerror", "\u001b"])
+        expect(run.stdout + run.stderr).not.toContain(part);
+    }
+  });
+
+  it("takes only the checks an exchange has, as the checks' own table lists them", async () => {
+    const delivery = write({
+      locations: [{ in: "request.body", pointer: "" }],
+      violations: [{ in: "request.body", check: "payload_schema", pointer: "", message: "" }],
+    });
+    expect((await runMain(["check", delivery])).stderr).toMatch(/\.check is not a check of the suite/);
+    const messageless = write({
+      locations: [{ in: "request.body", pointer: "" }],
+      violations: [{ in: "request.body", check: "request_body_schema", pointer: "" }],
+    });
+    expect((await runMain(["check", messageless])).status).toBe(1);
   });
 });

@@ -6,7 +6,7 @@ import { readFileSync } from "node:fs";
 import { createServer, request as httpRequest } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { EntryResult, Finding } from "../../../conformance/findings/findings.js";
-import { WITHHELD_CHECK } from "../../../conformance/findings/withheld.js";
+import { covers, recordedMessage, WITHHELD_CHECK } from "../../../conformance/findings/withheld.js";
 import { HarRecorder, type HarExchange } from "../../../conformance/proxy/har.js";
 import { startProxy } from "../../../conformance/proxy/proxy.js";
 import type { ConformanceChecker } from "../../../conformance/run/open-checker.js";
@@ -118,6 +118,24 @@ export function verdict(r: EntryResult | undefined) {
       .map(line)
       .sort(),
   };
+}
+
+/**
+ * The live verdicts as their recording can tell them: at a location the recording withheld, `check`
+ * gives each live finding's check, never its words (the message is made again from the check's rule).
+ */
+export function liveVerdicts(live: (EntryResult | undefined)[], recorded: (EntryResult | undefined)[]) {
+  return live.map((r, i) => {
+    const withheld = recorded[i]?.withheld;
+    if (!r || !withheld) return verdict(r);
+    const told = (kind: "violation" | "warning") => (f: Finding) =>
+      withheld.some((l) => covers(l, f)) ? { ...f, message: recordedMessage(f.check, kind) } : f;
+    return verdict({
+      ...r,
+      violations: r.violations.map(told("violation")),
+      warnings: r.warnings.map(told("warning")),
+    });
+  });
 }
 
 /** The strings of a JSON value, however deep. */
