@@ -1,7 +1,7 @@
 // Generated from generated/openapi.json and generated/asyncapi.json by `npm run build:conformance`. Do not edit: change the source and regenerate.
 
 export const openapi = {
- "sha256": "34236d4d5e379201f9004d82dc6324e6cd2970f3a4fc2385fe47d0a0622a867c",
+ "sha256": "b4790bdf60ea6e6d257755c48878fbc250644938ae00fc06cb26155835f0f896",
  "universe": {
   "operations": [
    "/paths/~1api~1v2~1biometric~1pdf~1{transaction_id}.pdf/get",
@@ -539,6 +539,7 @@ export const openapi = {
    "/components/schemas/BiometricPersonalData/properties/date_of_birth",
    "/components/schemas/BiometricVerificationRequest/properties/contact_phone",
    "/components/schemas/BiometricVerificationRequest/properties/email",
+   "/components/schemas/BiometricVerificationRequest/properties/notifications/items",
    "/components/schemas/BiometricVerificationRequest/properties/redirect_success_url",
    "/components/schemas/BiometricWebhookEnvelope/properties/phone_number",
    "/components/schemas/DataSources",
@@ -548,6 +549,7 @@ export const openapi = {
    "/components/schemas/EddCase/properties/status",
    "/components/schemas/EddCase/properties/status_updates",
    "/components/schemas/EddCaseCompletedWebhook",
+   "/components/schemas/EddCaseRequest/properties/email",
    "/components/schemas/EddCaseUploadRequest/properties/file",
    "/components/schemas/EddEntity",
    "/components/schemas/EddPrimaryContact",
@@ -555,6 +557,7 @@ export const openapi = {
    "/components/schemas/FraudAnalytic",
    "/components/schemas/FraudAnalytic/properties/errors",
    "/components/schemas/FraudAnalyticRequest/properties/contact_phone",
+   "/components/schemas/FraudAnalyticRequest/properties/email",
    "/components/schemas/FraudRiskIndicator",
    "/components/schemas/IdentityDocument",
    "/components/schemas/IdentityDocument/properties/state_of_issue",

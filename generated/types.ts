@@ -1104,7 +1104,7 @@ export interface components {
             /** @description Name to recognise the check. */
             reference: string;
             /**
-             * @description Date of birth, DD/MM/YYYY (not ISO 8601, unlike the response).
+             * @description Date of birth, DD/MM/YYYY (not ISO 8601, unlike the response); a day the month has (29/02 only in a leap year).
              * @example 14/03/1985
              */
             date_of_birth: string;

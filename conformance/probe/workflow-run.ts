@@ -3,7 +3,9 @@
 // events a step awaits are awaited at the probe's receiver (workflow-events.ts). A new workflow is a
 // new flow of the probe, with no code.
 import type { Json } from "../../src/contract/json.js";
+import { resolve } from "node:path";
 import { bundledArazzo } from "../../src/arazzo/bundled.js";
+import { documentsRoot } from "../../src/arazzo/workflow-file.js";
 import { list, show } from "../../src/arazzo/documents.js";
 import type { ProbeOperation } from "./contract-operations.js";
 import { exampleParams } from "./contract-operations.js";
@@ -17,17 +19,24 @@ import { answeredValues, failedCriteria, outputsOf, stepCase } from "./workflow-
 /** A workflow runs at most this many steps (a goto loop in a document ends here). */
 const MAX_STEPS_RUN = 64;
 
-/** A workflow of a document. */
+/** A workflow of a document, and the document's file (its steps' `$file()` are read beside it). */
 interface Workflow {
   id: string;
   steps: Json[];
+  documentFile?: string;
 }
 
 /** Every workflow of the package's Arazzo documents. */
 export function packageWorkflows(): Workflow[] {
-  return bundledArazzo().flatMap((file) =>
-    list(file.document?.workflows).map((w) => ({ id: show(w?.workflowId), steps: list(w?.steps) })),
-  );
+  return bundledArazzo().flatMap((file) => {
+    const root = documentsRoot(file.path);
+    const documentFile = root === undefined ? undefined : resolve(root, file.path);
+    return list(file.document?.workflows).map((w) => ({
+      id: show(w?.workflowId),
+      steps: list(w?.steps),
+      ...(documentFile ? { documentFile } : {}),
+    }));
+  });
 }
 
 /** The step a successful step goes to: its first `goto` whose criteria hold, else the next; -1 to end. */
@@ -70,6 +79,7 @@ async function runWorkflow(
       byId.get(show(step?.operationId))!,
       values,
       session.marker,
+      workflow.documentFile,
     );
     if ("problem" in made) {
       session.notes.push(`stateful: ${where} was not sent: ${made.problem}`);

@@ -9,7 +9,8 @@ import type { ActiveFinding } from "./active-report.js";
 import type { ProbeOperation } from "./contract-operations.js";
 import type { Answer } from "./http-send.js";
 import type { ProbeCase } from "./probe-case.js";
-import { exampleBody } from "./request-body.js";
+import { fileReference, readWorkflowFile } from "../../src/arazzo/workflow-file.js";
+import { type BodyBytes, exampleBody, formBody } from "./request-body.js";
 import { holds, type StepValues, valueOf } from "./workflow-criteria.js";
 
 /** A value longer than this is not put in a path (no id is this long). */
@@ -31,13 +32,30 @@ function replace(target: unknown, pointer: string, value: unknown): boolean {
   return true;
 }
 
-/** The case a step sends, or the reason it cannot be sent. */
+/**
+ * A multipart payload's form: the part whose value is `$file('path')` carries that file, read beside
+ * the workflow document (as Respect reads it); undefined when no member names a file.
+ */
+function filePayload(
+  payload: unknown,
+  documentFile: string | undefined,
+): BodyBytes | { problem: string } | undefined {
+  if (payload === null || typeof payload !== "object" || Array.isArray(payload)) return undefined;
+  const named = Object.entries(payload).find(([, v]) => fileReference(v) !== undefined);
+  if (!named) return undefined;
+  if (!documentFile) return { problem: "its $file() has no workflow document to be read beside" };
+  const file = readWorkflowFile(documentFile, fileReference(named[1])!);
+  return "problem" in file ? file : formBody(named[0], file);
+}
+
+/** The case a step sends, or the reason it cannot be sent; `documentFile` is the workflow document's path. */
 export function stepCase(
   label: string,
   step: Json,
   op: ProbeOperation,
   values: StepValues,
   marker: string,
+  documentFile?: string,
 ): { case: ProbeCase; requestBody: unknown } | { problem: string } {
   const params = new Map<string, string>();
   const extraHeaders: [string, string][] = [];
@@ -69,10 +87,13 @@ export function stepCase(
   }
   const mediaType =
     typeof requestBody.contentType === "string" ? requestBody.contentType : op.body?.mediaType;
+  const file = mediaType === "multipart/form-data" ? filePayload(payload, documentFile) : undefined;
+  if (file && "problem" in file) return file;
   const body =
-    payload === undefined || !mediaType
+    file ??
+    (payload === undefined || !mediaType
       ? undefined
-      : exampleBody(mediaType, payload, marker, op.body?.schema);
+      : exampleBody(mediaType, payload, marker, op.body?.schema));
   const sentBody =
     body && mediaType === "application/json" ? JSON.parse(body.bytes.toString("utf8")) : payload;
   return {

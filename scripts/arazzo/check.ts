@@ -20,6 +20,7 @@ import {
 import { type ExpressionScope, expectedStatuses, textProblems } from "./expressions.js";
 import { at, unresolvedReferences } from "./resolve.js";
 import { hasMember } from "./schema-path.js";
+import { fileReference } from "../../src/arazzo/workflow-file.js";
 
 /** The two bundled contracts a document is checked against. */
 export interface Contract {
@@ -78,6 +79,25 @@ function parameterProblems(openapi: Json, found: { op: Json; item: Json }, step:
   return problems;
 }
 
+/**
+ * A payload with each `$file('…')` member (a file beside the workflow, as Respect reads it) taken as
+ * the example's own text placeholder of that part: the file stands for the example's contents.
+ */
+function withFilesAs(example: Json, payload: Json): Json {
+  if (
+    !payload ||
+    typeof payload !== "object" ||
+    Array.isArray(payload) ||
+    !example ||
+    typeof example !== "object"
+  )
+    return payload;
+  const out: Record<string, Json> = { ...payload };
+  for (const [k, v] of Object.entries<Json>(payload))
+    if (fileReference(v) !== undefined && typeof example[k] === "string") out[k] = example[k];
+  return out;
+}
+
 /** The request body: the operation's media type, and a payload equal to one of its examples. */
 function bodyProblems(openapi: Json, op: Json, step: Json): { problems: string[]; schema?: Json } {
   const body = op.requestBody ? resolveRef(openapi, op.requestBody) : undefined;
@@ -88,7 +108,7 @@ function bodyProblems(openapi: Json, op: Json, step: Json): { problems: string[]
   const media = typeof type === "string" && Object.hasOwn(content, type) ? content[type] : undefined;
   if (!media) return { problems: [`the operation takes no ${show(given.contentType)} body`] };
   const examples = Object.values<Json>(record(media.examples)).map((e) => resolveRef(openapi, e).value);
-  const problems = examples.some((v) => isDeepStrictEqual(v, given.payload))
+  const problems = examples.some((v) => isDeepStrictEqual(v, withFilesAs(v, given.payload)))
     ? []
     : ["the payload is none of the operation's request examples (copy one, then use replacements)"];
   for (const r of list(given.replacements))

@@ -30,8 +30,8 @@ const EXPECTED: Record<string, string[]> = {
     "pdf 400 ✗ $statusCode == 200",
   ],
   "biometric-review-then-pdf": ["create 200", "pdf 400 ✗ $statusCode == 200"],
-  // Respect sends the multipart part from the example's placeholder text, with no file name.
-  "edd-case-upload-complete": ["create 200", "upload 400 ✗ $statusCode == 200"],
+  // The upload sends the PDF beside the workflow ($file('kowhai-family-trust-deed.pdf')).
+  "edd-case-upload-complete": ["create 200", "upload 200", "read 200", "status 200", "readStatus 200"],
   "fraud-analytic": ["create 200"],
   "kyb-search-verify-pdf": ["search 200", "create 200", "pdf 200", "pdfAgain 400"],
   // Respect sends no body for the `{}` payload the export requires.
@@ -86,12 +86,16 @@ describe("redocly respect runs every workflow through idv-conformance proxy --si
     expect(run.workflows.get(id)).toEqual(lines);
   });
 
-  it("the proxy finds every exchange conforming, but the export Respect sent without its body", () => {
+  it("the proxy finds every exchange conforming, but the upload's generic part type and the export Respect sent without its body", () => {
     const failed = run.report.entries.filter((e: { ok: boolean }) => !e.ok);
+    // Respect sends the $file() part as application/octet-stream: the sandbox takes it by its
+    // file name (.pdf), the checker holds the part's type to x-file-constraints' media types.
     expect(failed.map((e: { operationId: string }) => e.operationId)).toEqual([
+      "uploadEddCaseFile",
       "exportAndArchiveManualVerification",
     ]);
-    expect(failed[0].violations.map((v: { check: string }) => v.check)).toEqual(["request_body_schema"]);
+    for (const entry of failed)
+      expect(entry.violations.map((v: { check: string }) => v.check)).toEqual(["request_body_schema"]);
     expect(run.report.summary.entries).toBeGreaterThanOrEqual(25);
     // Respect failed some workflows (above), so the proxy's run fails.
     expect(run.status).toBe(1);

@@ -1,5 +1,5 @@
-// The probe's command line for CI: a deployment that does not answer, or refuses the credentials, is
-// one line and exit 2 before any case runs; --max-failures stops early; progress goes to stderr only
+// The probe's command line for CI: a deployment that does not answer, is not this API at the base URL,
+// or refuses the credentials, is one line and exit 2 before any case runs; --max-failures stops early; progress goes to stderr only
 // on a terminal; the text report ends with a summary per phase.
 import { existsSync } from "node:fs";
 import { createServer } from "node:http";
@@ -71,6 +71,55 @@ describe("before any case runs", () => {
     expect(run.stdout).toBe("");
     expect(run.stderr).not.toContain(wrong.secret);
     expect(run.stderr).not.toContain(wrong.apiKey);
+  });
+
+  it("a base URL with a path prefix too many (/api): exit 2 and one line naming the fix", async () => {
+    const har = join(tempDir(), "never.har");
+    const base = `${sandbox.url}/api`;
+    const run = await runMain(["probe", "--base-url", base, ...WITH_CREDENTIALS, "--record", har]);
+    expect(run.status).toBe(2);
+    expect(run.stdout).toBe("");
+    expect(existsSync(har)).toBe(false);
+    expect(run.stderr.split("\n")).toHaveLength(2);
+    expect(run.stderr).toBe(
+      `idv-conformance probe: ${base} does not answer as this API: every known route answered 404 (4 GETs, e.g. /api/v4/pdf/properties/{id}/oov); the contract's paths already begin /api, so /api should not be in the base URL (it sent /api/api/v4/pdf/properties/{id}/oov): try --base-url ${sandbox.url}/\n`,
+    );
+  });
+
+  it.each([
+    ["404s everything", 404, "text/html", /every known route answered 404 \(4 GETs/],
+    [
+      "answers 200 HTML to everything",
+      200,
+      "text/html",
+      /no answer was this API's \(e.g\. GET \S+ answered 200 in a media type the contract does not give it\)/,
+    ],
+    [
+      "answers 401 HTML to everything",
+      401,
+      "text/html",
+      /no answer was this API's \(e.g\. GET \S+ answered 401 in a media type the contract does not give it\)/,
+    ],
+  ])("a server that is not this API (it %s): exit 2 and one line", async (_, status, type, line) => {
+    const other = createServer((req, res) => {
+      req.resume();
+      res.writeHead(status, { "content-type": type }).end("<html>not the API</html>");
+    });
+    await new Promise<void>((resolve) => other.listen(0, "127.0.0.1", resolve));
+    const base = `http://127.0.0.1:${(other.address() as AddressInfo).port}`;
+    try {
+      const run = await runMain(["probe", "--base-url", base, ...WITH_CREDENTIALS]);
+      expect(run.status).toBe(2);
+      expect(run.stdout).toBe("");
+      expect(run.stderr.split("\n")).toHaveLength(2);
+      expect(run.stderr).toMatch(
+        new RegExp(`^idv-conformance probe: ${base}/ does not answer as this API: `),
+      );
+      expect(run.stderr).toMatch(line);
+      expect(run.stderr).toMatch(/is it this API's deployment\? The contract's paths begin \/api\/\n$/);
+    } finally {
+      await new Promise((resolve) => other.close(resolve));
+    }
   });
 
   it("a v2 secret refused while v4 signatures pass is said too", async () => {

@@ -98,12 +98,20 @@ describe("against hostile servers", () => {
     body: Buffer.alloc(0),
     header: "",
   };
+  // Whether a request without credentials gets this API's 401 (so the preflight takes the server for
+  // this API) or the same hostile answer as every other request.
+  let authenticates = true;
   let server: Server;
   let url = "";
   beforeAll(async () => {
     server = createServer((req, res) => {
       req.resume().on("end", () => {
         try {
+          if (authenticates && req.headers["svc-api-key"] === undefined) {
+            res.writeHead(401, { "content-type": "application/json" });
+            res.end(JSON.stringify({ error_code: "AUTH_FAILED", message: "Authentication failed." }));
+            return;
+          }
           res.writeHead(answer.status, {
             "content-type": answer.type,
             "x-peer": answer.header,
@@ -178,8 +186,10 @@ describe("against hostile servers", () => {
         ),
         body,
         fc.string({ maxLength: 20 }),
-        async (status, type, content, header) => {
+        fc.boolean(),
+        async (status, type, content, header, auth) => {
           answer = { status, type, body: Buffer.from(content), header: header.replace(/[^\x20-\x7e]/g, "") };
+          authenticates = auth;
           const run = await runInProcess([
             "probe",
             "--base-url",
@@ -199,13 +209,18 @@ describe("against hostile servers", () => {
             "--timeout",
             "5000",
           ]);
-          if (status === 401) {
-            // The check before any case: one line, and no report.
-            expect(run.status).toBe(2);
-            expect(run.stderr).toMatch(/^idv-conformance probe: \S+ refused the credentials: [^\n]*\n$/);
+          if (run.status === 2) {
+            // The check before any case: one line, and no report; refused credentials (a 401 to the
+            // signed GETs) or, when nothing answered as this API, a server that is not this API.
+            expect(run.stdout).toBe("");
+            expect(run.stderr).toMatch(
+              /^idv-conformance probe: \S+ (refused the credentials|does not answer as this API): [^\n]*\n$/,
+            );
+            if (auth) expect(run.stderr).toContain("refused the credentials");
             expect(run.stdout + run.stderr).not.toContain(CANARY);
             return;
           }
+          expect(status).not.toBe(401);
           expect([0, 1]).toContain(run.status);
           expect(run.stderr).toBe("");
           JSON.parse(run.stdout);

@@ -214,6 +214,8 @@ describe("the Arazzo workflows in the package", () => {
       for (const url of urls) expect(existsSync(resolve(dirname(file), url)), `${name}: ${url}`).toBe(true);
     }
     expect(packedFiles).toContain("arazzo/README.md");
+    // The file the EDD upload step sends ($file(...)), beside the workflows.
+    expect(packedFiles).toContain("arazzo/kowhai-family-trust-deed.pdf");
   });
 });
 
