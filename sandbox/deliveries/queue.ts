@@ -7,6 +7,7 @@
 // (log.ts): emitting costs about the same to one receiver as to a hundred. The retry schedule is
 // retry.ts's; the receivers' rules receivers.ts's.
 import { ByteBudget } from "../state/byte-budget.js";
+import { erasedBiometricBody, replayOf } from "./copies.js";
 import type { VirtualClock } from "../clock/clock.js";
 import { ATTEMPT_BYTES, DeliveryLog, Fanout, id, webhookId } from "./log.js";
 import { MAX_ANSWER_BYTES } from "./post.js";
@@ -14,12 +15,11 @@ import { Posts } from "./posts.js";
 import { authorization, MAX_RECEIVERS } from "./receivers.js";
 import { backoff, retriesLeft } from "./retry.js";
 import { DeliverySender } from "./sender.js";
-import { type SettleResult, SettleWaits } from "./settle.js";
+import { type SettleResult, settleMaxMs, SettleWaits } from "./settle.js";
 import type { Attempt, Channel, Delivery, Receiver, ReceiverAuth, ReceiverKind } from "./types.js";
 import { Waiting } from "./waiting.js";
 
-export { MAX_ANSWER_BYTES };
-export { ATTEMPT_BYTES, webhookId };
+export { ATTEMPT_BYTES, MAX_ANSWER_BYTES, webhookId };
 export { BACKOFF_BASE_MS, backoff, MAX_RETRIES } from "./retry.js";
 export { MAX_RECEIVERS, receiverAuthProblem } from "./receivers.js";
 export type { Attempt, Channel, Delivery, Receiver, ReceiverAuth, ReceiverKind } from "./types.js";
@@ -27,12 +27,6 @@ export type { SettleResult } from "./settle.js";
 
 /** Attempts in flight at once per receiver; the rest wait their turn. */
 export const PER_RECEIVER = 4;
-/**
- * A wait for deliveries ends at the latest this many attempt deadlines after it began (and never
- * sooner than MIN_SETTLE_MAX_MS): a backlog of answered attempts holds no advance longer.
- */
-const SETTLE_MAX_DEADLINES = 3;
-const MIN_SETTLE_MAX_MS = 30_000;
 /**
  * Bytes of delivery bodies in flight at once, all receivers together: each is copied to the delivery
  * thread and held there until its answer. A delivery larger than this goes alone.
@@ -89,7 +83,7 @@ export class DeliveryQueue {
     this.posts = new Posts(this.sender, timeoutMs);
     this.waits = new SettleWaits(
       (delivery, until) => this.settledBy(delivery, until),
-      { maxMs: options.settleMaxMs ?? Math.max(SETTLE_MAX_DEADLINES * timeoutMs, MIN_SETTLE_MAX_MS) },
+      { maxMs: options.settleMaxMs ?? settleMaxMs(timeoutMs) },
       (delivery) => this.log.get(delivery.id) === delivery,
     );
     this.budget = options.budget ?? new ByteBudget(Infinity);
@@ -220,13 +214,7 @@ export class DeliveryQueue {
    * answer as it comes, and is not retried (attempt()). The erasure removes data, not history.
    */
   erase(subject: string): void {
-    const erased = this.log.erase(subject, "biometricWebhook", (body) => {
-      const payload = JSON.parse(body) as Record<string, unknown>;
-      const withheld = payload.verification !== null && payload.verification !== undefined;
-      payload.phone_number = null;
-      payload.verification = null;
-      return { body: JSON.stringify(payload), withheld };
-    });
+    const erased = this.log.erase(subject, "biometricWebhook", erasedBiometricBody);
     for (const { delivery, withheld } of erased) {
       if (!withheld || delivery.status !== "pending" || this.attempting.has(delivery)) continue;
       this.waiting.get(delivery.receiver_id)?.delete(delivery);
@@ -280,15 +268,7 @@ export class DeliveryQueue {
    */
   replay(original: Delivery): Delivery | undefined {
     if (this.replayRefusal(original)) return undefined;
-    const replay: Delivery = {
-      ...original,
-      id: id("dlv"),
-      created_at: this.iso(),
-      status: "pending",
-      attempts: [],
-      next_attempt_at: this.options.clock.now(),
-      replay_of: original.id,
-    };
+    const replay = replayOf(original, this.iso(), this.options.clock.now());
     this.log.add(replay);
     this.log.trim();
     this.budget.enforce();

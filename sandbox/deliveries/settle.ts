@@ -18,6 +18,12 @@ export interface SettleResult {
   unsettled: Delivery[];
 }
 
+/**
+ * The longest a wait lasts for an attempt deadline of `timeoutMs`: three deadlines, never less than
+ * 30 s, so that a backlog of answered attempts holds no advance longer.
+ */
+export const settleMaxMs = (timeoutMs: number): number => Math.max(3 * timeoutMs, 30_000);
+
 /** A wait's bound in real time. */
 export interface SettleBounds {
   /** It ends at the latest this many milliseconds after it began. */

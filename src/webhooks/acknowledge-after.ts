@@ -4,7 +4,7 @@
 // a copy arriving while an attempt is in progress is 503, a failed or overdue attempt is 500 and
 // forgotten, so that the service's next attempt runs the handler again.
 import { deliveryKey } from "./dedupe.js";
-import type { CoreResult } from "./handler-core.js";
+import type { CoreResult } from "./core-result.js";
 import type { KnownWebhookEvent, UnknownWebhookEvent } from "./types.js";
 
 type Event = KnownWebhookEvent | UnknownWebhookEvent;

@@ -1,5 +1,6 @@
 import { createAcknowledgeAfter } from "./acknowledge-after.js";
 import { createDeduper, type Deduper, DeliveryNotRecordedError } from "./dedupe.js";
+import type { CoreResult, DeliveryAnswer } from "./core-result.js";
 import {
   type AcknowledgeMode,
   DEFAULT_HANDLER_TIMEOUT_MS,
@@ -30,18 +31,7 @@ export interface IncomingDelivery {
   body(maxBytes: number): Promise<Uint8Array | typeof TOO_LARGE>;
 }
 
-/** An answer: never a value from the request, never a reason beyond the status's own words. */
-export interface DeliveryAnswer {
-  status: number;
-  headers: Record<string, string>;
-  body: string;
-}
-
-/** The answer, and with "before-handler" the work to start once it is sent (it never rejects). */
-export interface CoreResult {
-  answer: DeliveryAnswer;
-  after?: () => Promise<void>;
-}
+export type { CoreResult, DeliveryAnswer } from "./core-result.js";
 
 const WORDS: Record<number, string> = {
   200: "OK",
