@@ -1,6 +1,6 @@
 /**
  * The docs site's layout, as a reader sees it in Debian's Chromium at a phone's width (390×844) and a
- * desktop's (1280×800): nothing widens the page on a phone, the header stays short, a code sample's
+ * desktop's (1280×800): no page is wider than a phone, the header stays short, a code sample's
  * copy button is off its code and long lines scroll, and every label of the lifecycle diagram fits its
  * box and the drawing. Screenshots go to a temporary folder named in the test's output.
  */
@@ -26,6 +26,8 @@ const RESEND_LABEL = "PUT /api/v2/resend_text/:transaction_id";
 
 let outDir: string;
 let shots: string;
+/** The site's own pages (the reference is Redoc's, opened at an operation instead). */
+let pages: string[] = [];
 let server: RunningServer | undefined;
 let browser: Browser | undefined;
 const contexts = new Map<string, BrowserContext>();
@@ -35,7 +37,8 @@ beforeAll(async () => {
   shots = join(outDir, "screenshots");
   mkdirSync(shots);
   const site = join(outDir, "site");
-  await buildSite({ ...DEFAULT_BUILD, outDir: site });
+  const built = await buildSite({ ...DEFAULT_BUILD, outDir: site });
+  pages = built.files.filter((f) => f.endsWith(".html") && f !== "404.html" && f !== "api.html");
   server = await listen(site, 0);
   const origin = new URL(server.url).origin;
   browser = await launchChromium();
@@ -89,8 +92,9 @@ async function samplesPanel(page: Page) {
 }
 
 describe("the docs site's layout in Chromium", { timeout: 180_000 }, () => {
-  it("at 390 px neither the landing page nor an operation page scrolls sideways, and the header is short", async () => {
-    for (const file of ["index.html", OPERATION]) {
+  it("at 390 px no page scrolls sideways (the landing, an operation, every other page), and the header is short", async () => {
+    expect(pages).toContain("index.html");
+    for (const file of [OPERATION, ...pages]) {
       const { page, errors } = await open("phone", file);
       if (file === OPERATION) await samplesPanel(page);
       await page.screenshot({ path: join(shots, `phone-${file.replace(/\W+/g, "-")}.png`) });
