@@ -17,6 +17,11 @@ const HEAD_ADDITIONS = `
     /* Redoc's own rules come later in the page, so these must be !important to apply. */
     [data-component-name="Typography/H1"] { overflow-wrap: normal !important; word-break: normal !important; hyphens: manual !important; }
     @media (max-width: 600px) { [data-component-name="Typography/H1"] { font-size: 1.7rem !important; line-height: 1.2 !important; } }
+    /* A code sample's copy button sat over its first line: it gets a toolbar row of its own above the
+       code, and the code keeps room at its right end, so no character is ever under the button or flush
+       against the edge; long lines scroll sideways in the sample. */
+    [data-component-name="CodeBlock/CodeBlockControls"] { position: static !important; display: flex !important; justify-content: flex-end !important; }
+    [data-component-name="CodeBlock/CodeBlockContainer"] { overflow-x: auto !important; white-space: pre !important; padding-right: 20px !important; }
   </style>
   <script src="assets/site.js" defer></script>`;
 

@@ -71,3 +71,12 @@ function inline(text: string): string {
       /^(https:|#|\.{0,2}\/|[a-z0-9-]+\.html)/i.test(href) ? `<a href="${href}">${label}</a>` : label,
     );
 }
+
+/**
+ * Put every table in a container that scrolls sideways, so a table wider than a phone scrolls in
+ * place instead of widening the whole page. Text inside the site is escaped, so every `<table` in
+ * the markup is an element; each opening has its closing, so the wrappers nest as the tables do.
+ */
+export function scrollableTables(html: string): string {
+  return html.replace(/<table\b/g, '<div class="table-scroll">$&').replace(/<\/table>/g, "$&</div>");
+}

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { fromRoot } from "../lib/paths.js";
-import { escapeHtml } from "./html.js";
+import { escapeHtml, scrollableTables } from "./html.js";
 
 /** One page of the site as the navigation lists it. */
 export interface SitePage {
@@ -63,7 +63,7 @@ export function renderHeader(pages: readonly SitePage[], current: string, root =
   );
 }
 
-/** Wrap a page's content in the site's shell (docs/site/layout.html) with the header. */
+/** Wrap a page's content in the site's shell (docs/site/layout.html) with the header; tables scroll in place. */
 export function renderPage(options: {
   file: string;
   title: string;
@@ -79,7 +79,7 @@ export function renderPage(options: {
       title: escapeHtml(options.title),
       root: escapeHtml(root),
       header: renderHeader(options.pages, options.file, root),
-      content: options.content,
+      content: scrollableTables(options.content),
       notice: escapeHtml(options.notice),
     },
     "docs/site/layout.html",

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { escapeHtml, inlineMarkdown, slug } from "../../scripts/docs/html.js";
+import { escapeHtml, inlineMarkdown, scrollableTables, slug } from "../../scripts/docs/html.js";
 
 describe("inlineMarkdown", () => {
   it.each([
@@ -24,5 +24,14 @@ describe("escapeHtml and slug", () => {
   it("makes ids from any text", () => {
     expect(slug("Webhooks (AsyncAPI)")).toBe("webhooks-asyncapi");
     expect(slug("***")).toBe("item");
+  });
+});
+
+describe("scrollableTables", () => {
+  it("puts each table, nested ones too, in a container of its own and leaves escaped text alone", () => {
+    const html = '<table class="a"><tr><td><table><tr><td>&lt;table&gt;</td></tr></table></td></tr></table>';
+    expect(scrollableTables(html)).toBe(
+      '<div class="table-scroll"><table class="a"><tr><td><div class="table-scroll"><table><tr><td>&lt;table&gt;</td></tr></table></div></td></tr></table></div>',
+    );
   });
 });

@@ -16,7 +16,7 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
+import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type BuildResult, buildSite, DEFAULT_BUILD } from "../../scripts/docs/build-site.js";
 import { operationSamples } from "../../scripts/docs/code-samples.js";
@@ -24,9 +24,9 @@ import { collectGaps } from "../../scripts/docs/gaps.js";
 import { listMessages } from "../../scripts/docs/webhooks-page.js";
 import { fromRoot } from "../../scripts/lib/paths.js";
 import { listen, type RunningServer } from "../../src/server/static-files.js";
+import { launchChromium } from "../support/chromium.js";
 import { HTTP_METHODS, type Json } from "../support/contract.js";
 
-const CHROMIUM = "/usr/bin/chromium";
 /** Kept after the run (artifacts/ is ignored by git): one screenshot per page, light and dark. */
 const ARTIFACTS = fromRoot("artifacts/docs");
 /** The interface document's events: seven biometric, the EDD one and the workflow one. */
@@ -61,11 +61,6 @@ let dark: BrowserContext | undefined;
 const leftLocalhost: string[] = [];
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) {
-    throw new Error(
-      `Chromium is not installed at ${CHROMIUM}: install it with \`apt-get install -y chromium\``,
-    );
-  }
   if (!existsSync(DEFAULT_BUILD.asyncapiPath)) {
     throw new Error("generated/asyncapi.json is missing: the webhooks page would list no events");
   }
@@ -98,20 +93,7 @@ beforeAll(async () => {
   pages = built.files.filter((f) => f.endsWith(".html") && f !== "404.html");
   server = await listen(site, 0);
   const origin = new URL(server.url).origin;
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: [
-      "--headless",
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--no-first-run",
-      "--disable-sync",
-      "--disable-quic",
-    ],
-  });
+  browser = await launchChromium();
   light = await browser.newContext({ viewport: { width: 1280, height: 900 }, colorScheme: "light" });
   dark = await browser.newContext({ viewport: { width: 1280, height: 900 }, colorScheme: "dark" });
   for (const context of [light, dark]) {
