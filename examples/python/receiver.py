@@ -79,6 +79,11 @@ def print_handled(kind, event, payload):
     print(f"handled {kind} {event}", flush=True)
 
 
+def reject_constant(name):
+    """NaN and Infinity are not JSON (RFC 8259), though Python's parser takes them."""
+    raise ValueError("not JSON")
+
+
 class Refused(Exception):
     """A delivery answered with a status other than 200; `close` drops the connection after it."""
 
@@ -138,10 +143,11 @@ class ReceiverHandler(http.server.BaseHTTPRequestHandler):
         return self.event_delivery(payload)
 
     def check_credentials(self):
-        given = self.headers.get("Authorization")
-        if given is None or not same_secret(given, self.server.auth):
-            scheme = self.server.auth.split(" ", 1)[0]
-            challenge = [("WWW-Authenticate", f'{scheme} realm="webhooks"')]
+        # The scheme is case-insensitive (RFC 9110); the credentials after it are compared exactly.
+        scheme, _, credentials = (self.headers.get("Authorization") or "").strip().partition(" ")
+        expected_scheme, _, expected = self.server.auth.partition(" ")
+        if scheme.lower() != expected_scheme.lower() or not same_secret(credentials.strip(), expected):
+            challenge = [("WWW-Authenticate", f'{expected_scheme} realm="webhooks"')]
             raise Refused(401, close=not self.drain(), headers=challenge)
 
     def drain(self):
@@ -171,7 +177,7 @@ class ReceiverHandler(http.server.BaseHTTPRequestHandler):
     def parse(raw):
         """The exact bytes: strict UTF-8 (never replaced), then JSON, then an object."""
         try:
-            payload = json.loads(raw.decode("utf-8", errors="strict"))
+            payload = json.loads(raw.decode("utf-8", errors="strict"), parse_constant=reject_constant)
         except (UnicodeDecodeError, ValueError, RecursionError):
             raise Refused(400)
         if not isinstance(payload, dict):
