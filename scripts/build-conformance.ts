@@ -1,11 +1,16 @@
 // npm run build:conformance: generate the validators as ajv standalone code, so that what users run
 // starts without ajv's compiler: generated/conformance-validators.js for the conformance suite, and
 // generated/webhook-validators.ts for the webhook helpers (compiled into the package with them); and
-// generated/coverage-index.js, what coverage reports count of the two contracts.
-// `--check` fails instead of writing when a committed file is stale.
+// generated/coverage-index.js, what coverage reports count of the two contracts; and
+// vectors/receiver.json, the receiver battery's cases as test vectors any language can run (from the
+// AsyncAPI contract and the battery's own case table: this is the one script that may import conformance/).
+// `--check` fails instead of writing when a committed file is stale; `--only vectors` (npm run
+// build:vectors, check:vectors) does the vectors alone.
 import { readFileSync } from "node:fs";
+import { parseArgs } from "node:util";
 import standaloneCode from "ajv/dist/standalone/index.js";
 import { ContractModel, type Json } from "../conformance/checks/contract-model.js";
+import { receiverVectorsText } from "../conformance/receiver-check/vectors.js";
 import { webhookChannels } from "../generated/webhook-events.js";
 import { contractDigest } from "../src/contract/precompiled.js";
 import { createSchemaValidator } from "../src/contract/schema-validator.js";
@@ -19,6 +24,7 @@ const SOURCE = "generated/openapi.json";
 const WEBHOOK_OUT = "generated/webhook-validators.ts";
 const WEBHOOK_SOURCE = "generated/asyncapi.json";
 const INDEX_OUT = "generated/coverage-index.js";
+const VECTORS_OUT = "vectors/receiver.json";
 
 /** The module text: one standalone validator per schema pointer the checks use, and the contract's digest. */
 export function buildValidatorsModule(document: Json): string {
@@ -91,16 +97,24 @@ ${table}
 }
 
 function main(): void {
-  const document = JSON.parse(readFileSync(fromRoot(SOURCE), "utf8"));
+  const { values } = parseArgs({ options: { check: { type: "boolean" }, only: { type: "string" } } });
+  if (values.only !== undefined && values.only !== "vectors")
+    throw new Error("--only takes one value: vectors");
   const asyncapi = JSON.parse(readFileSync(fromRoot(WEBHOOK_SOURCE), "utf8"));
-  const stale = writeOrCheck(
-    [
+  const vectors: [string, string] = [VECTORS_OUT, receiverVectorsText(asyncapi)];
+  const files = (): [string, string][] => {
+    const document = JSON.parse(readFileSync(fromRoot(SOURCE), "utf8"));
+    return [
       [OUT, buildValidatorsModule(document)],
       [WEBHOOK_OUT, buildWebhookValidatorsModule(asyncapi)],
       [INDEX_OUT, buildCoverageIndexModule(document, asyncapi, `${SOURCE} and ${WEBHOOK_SOURCE}`)],
-    ],
-    process.argv.includes("--check"),
-    "npm run build:conformance",
+      vectors,
+    ];
+  };
+  const stale = writeOrCheck(
+    values.only === "vectors" ? [vectors] : files(),
+    values.check === true,
+    values.only === "vectors" ? "npm run build:vectors" : "npm run build:conformance",
   );
   process.exitCode = stale > 0 ? 1 : 0;
 }

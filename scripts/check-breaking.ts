@@ -1,5 +1,6 @@
 // npm run check:breaking [-- --base REF]: compares the contract (OpenAPI with its webhooks, and the
-// AsyncAPI channels, messages, headers and payloads) with the last release, classifies each change
+// AsyncAPI channels, messages, headers and payloads, and the receiver test vectors' expected answers)
+// with the last release, classifies each change
 // for clients and for webhook receivers (a released workflow of arazzo/ that no longer resolves is
 // breaking), and fails when a breaking change is not recorded in
 // CHANGELOG.md under an unreleased major version.

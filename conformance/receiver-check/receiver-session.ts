@@ -4,8 +4,16 @@ import { randomBytes, randomUUID } from "node:crypto";
 import type { ActiveFinding, ActiveResult } from "../probe/active-report.js";
 import { type CurlHeader, curlCommand, shellQuote } from "../probe/curl.js";
 import { type Answer, send } from "../probe/http-send.js";
-import { type ExampleDelivery, exampleDeliveries, isWorkflowChannel } from "./example-deliveries.js";
-import { authorization, type ReceiverAuth } from "./receiver-auth.js";
+import {
+  bodyBytes,
+  type FreshIds,
+  livenessDelivery,
+  type PlanContext,
+  planContext,
+  type PlannedDelivery,
+} from "./battery-cases.js";
+import { exampleDeliveries } from "./example-deliveries.js";
+import { authorization, type ReceiverAuth, wrongAuth } from "./receiver-auth.js";
 
 /** What the battery is pointed at. */
 export interface BatteryOptions {
@@ -48,19 +56,11 @@ export interface Delivery {
   bodyShell?: string;
 }
 
-/** A value as a delivery's body. */
-export const json = (value: unknown): Buffer => Buffer.from(JSON.stringify(value));
-/** A workflow webhook id the receiver has not seen. */
-export const freshWebhookId = (): string => `whk_probe_${randomBytes(10).toString("hex")}`;
-
-/**
- * The payload with a transaction id of its own: each case after the examples is a delivery the
- * receiver has not seen, so that a receiver that drops duplicates is judged on duplicates alone.
- */
-export function fresh(payload: unknown): unknown {
-  if (payload === null || typeof payload !== "object" || !("transaction_id" in payload)) return payload;
-  return { ...payload, transaction_id: randomUUID() };
-}
+/** Ids the receiver has not seen: a random transaction id, a random workflow webhook id. */
+export const RANDOM_IDS: FreshIds = {
+  transactionId: () => randomUUID(),
+  webhookId: () => `whk_probe_${randomBytes(10).toString("hex")}`,
+};
 
 /** A finding on the receiver's answer. */
 export const answerFinding = (check: string, message: string): ActiveFinding => ({
@@ -76,32 +76,34 @@ export class ReceiverSession {
   readonly notes: string[] = [];
   readonly slowMs: number;
   readonly auth: ReceiverAuth | undefined;
-  /** The example deliveries of the events URL, and of the workflow URL. */
-  readonly events: ExampleDelivery[];
-  readonly workflow: ExampleDelivery[];
-  /** The delivery the cases after the examples are made from (a `created` event when there is one). */
-  readonly created: ExampleDelivery | undefined;
+  /** What the cases plan from: the contract's example deliveries, with random fresh ids. */
+  readonly context: PlanContext;
 
   constructor(readonly options: BatteryOptions) {
     this.slowMs = options.slowMs ?? SLOW_ACK_MS;
     this.auth = options.auth;
-    const deliveries = exampleDeliveries();
-    this.events = deliveries.filter((d) => !isWorkflowChannel(d.channel));
-    this.workflow = deliveries.filter((d) => isWorkflowChannel(d.channel));
-    this.created = this.events.find((d) => d.event === "created") ?? this.events[0];
+    this.context = planContext(exampleDeliveries(), RANDOM_IDS);
   }
 
-  /** An event delivery to the events URL, with the configured credentials. */
-  eventDelivery(d: ExampleDelivery, label: string, payload: unknown = d.payload): Delivery {
+  /** A planned delivery as sent: its credentials resolved, its body as bytes. */
+  delivery(p: PlannedDelivery): Delivery {
+    const auth =
+      p.auth === "right" ? this.auth : p.auth === "wrong" && this.auth ? wrongAuth(this.auth) : undefined;
+    const repeated = "repeated" in p.body ? p.body.repeated : undefined;
     return {
-      case: label,
-      phase: "deliveries",
-      operationId: `${d.channel}.${d.event}`,
-      workflow: false,
-      headers: { ...d.headers },
-      auth: this.auth,
-      rightAuth: this.auth !== undefined,
-      body: json(payload),
+      case: p.case,
+      phase: p.phase,
+      operationId: p.operationId,
+      workflow: p.target === "workflow",
+      headers: { ...p.headers },
+      auth,
+      rightAuth: p.auth === "right" && auth !== undefined,
+      body: bodyBytes(p.body),
+      ...(repeated
+        ? {
+            bodyShell: `printf '%s' ${shellQuote(repeated.head)}; head -c ${repeated.count} /dev/zero | tr '\\0' ${shellQuote(repeated.repeat)}; printf '%s' ${shellQuote(repeated.tail)}`,
+          }
+        : {}),
     };
   }
 
@@ -198,9 +200,9 @@ export class ReceiverSession {
    * (time_to_ack reports slowness); a refused or dropped connection says it is gone.
    */
   async stillAnswers(): Promise<boolean> {
-    const first = this.events[0];
-    if (!first) return true;
-    const answer = await this.post(this.eventDelivery(first, "liveness", fresh(first.payload)));
+    const liveness = livenessDelivery(this.context);
+    if (!liveness) return true;
+    const answer = await this.post(this.delivery(liveness));
     return answer.status > 0 || answer.failure === "timeout";
   }
 }

@@ -24,4 +24,6 @@ export interface ContractVersion {
   asyncapi?: Json;
   /** The workflows (arazzo/) of that version; a released workflow must still resolve. */
   arazzo?: ArazzoFile[];
+  /** The receiver test vectors (vectors/receiver.json) of that version, when it had them. */
+  receiverVectors?: Json;
 }

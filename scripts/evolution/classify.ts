@@ -10,6 +10,7 @@ import {
 } from "./classify-openapi-extras.js";
 import { diffSchemas, type Json, resolver, type SchemaChange } from "./schema-diff.js";
 import { workflowChanges } from "./classify-workflows.js";
+import { vectorChanges } from "./classify-vectors.js";
 import type { Audience, ContractChange, ContractVersion } from "./change.js";
 import { HTTP_METHODS } from "../lib/http-methods.js";
 
@@ -286,5 +287,9 @@ export function classifyChanges(before: ContractVersion, after: ContractVersion)
   const c = new Collector();
   compareOpenApi(c, before.openapi, after.openapi);
   compareAsyncApi(c, before.asyncapi, after.asyncapi);
-  return [...c.changes, ...workflowChanges(before.arazzo, after)];
+  return [
+    ...c.changes,
+    ...workflowChanges(before.arazzo, after),
+    ...vectorChanges(before.receiverVectors, after.receiverVectors),
+  ];
 }

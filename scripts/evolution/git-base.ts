@@ -2,7 +2,7 @@
 // has the contract) and bundles it from git, in a temporary directory, with the same bundling code
 // as `npm run build:contract` and `npm run build:asyncapi`.
 import { spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { ASYNCAPI_SOURCE, bundleAsyncApi } from "../contract/asyncapi-bundle.js";
@@ -14,8 +14,16 @@ import type { ContractVersion } from "./change.js";
 /** Unusable setup (no git, a ref this clone does not have): the check cannot say anything. */
 export class BaseError extends Error {}
 
-/** The directories the contract's sources live in (the workflows included). */
-const CONTRACT_DIRS = ["openapi", "asyncapi", ARAZZO_DIR];
+/** The receiver test vectors, versioned with the contract. */
+const VECTORS = "vectors/receiver.json";
+/** The directories the contract's sources live in (the workflows and the receiver vectors included). */
+const CONTRACT_DIRS = ["openapi", "asyncapi", ARAZZO_DIR, "vectors"];
+
+/** The receiver test vectors of a checkout, when it has them. */
+function readVectors(dir: string): ContractVersion["receiverVectors"] {
+  const file = join(dir, VECTORS);
+  return existsSync(file) ? JSON.parse(readFileSync(file, "utf8")) : undefined;
+}
 
 function git(root: string, args: string[], input?: string): { ok: boolean; out: Buffer; err: string } {
   const r = spawnSync("git", args, { cwd: root, input, maxBuffer: 256 * 1024 * 1024 });
@@ -106,6 +114,7 @@ export function bundleAt(root: string, commit: string): ContractVersion {
       openapi: has(OPENAPI_SOURCE) ? bundleContract(join(dir, OPENAPI_SOURCE)).document : undefined,
       asyncapi: has(ASYNCAPI_SOURCE) ? bundleAsyncApi(join(dir, ASYNCAPI_SOURCE)).document : undefined,
       arazzo: paths.some((p) => p.startsWith(`${ARAZZO_DIR}/`) && isArazzoFile(p)) ? loadArazzo(dir) : [],
+      receiverVectors: has(VECTORS) ? readVectors(dir) : undefined,
     };
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -117,5 +126,6 @@ export function bundleWorkingTree(root: string): ContractVersion {
   return {
     openapi: bundleContract(join(root, OPENAPI_SOURCE)).document,
     asyncapi: bundleAsyncApi(join(root, ASYNCAPI_SOURCE)).document,
+    receiverVectors: readVectors(root),
   };
 }

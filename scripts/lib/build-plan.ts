@@ -62,6 +62,7 @@ export const STEPS: BuildStep[] = [
       "generated/conformance-validators.js",
       "generated/webhook-validators.ts",
       "generated/coverage-index.js",
+      "vectors/receiver.json",
     ],
   },
   {

@@ -219,6 +219,21 @@ describe("the Arazzo workflows in the package", () => {
   });
 });
 
+describe("the receiver test vectors in the package", () => {
+  it("ship as idv-contract/vectors/receiver.json with their schema, as committed", () => {
+    for (const name of ["receiver.json", "receiver.schema.json"]) {
+      const resolved = execFileSync(
+        process.execPath,
+        ["--input-type=module", "-e", `console.log(import.meta.resolve("idv-contract/vectors/${name}"))`],
+        { cwd: app, encoding: "utf8" },
+      ).trim();
+      expect(readFileSync(fileURLToPath(resolved), "utf8")).toBe(
+        readFileSync(fromRoot("vectors", name), "utf8"),
+      );
+    }
+  });
+});
+
 describe("what the package's users read", () => {
   const packageReadme = readFileSync(fromRoot("docs/package/README.md"), "utf8")
     .replace(/^<!--[\s\S]*?-->\s*/, "")
