@@ -89,3 +89,14 @@ export const operations = {
 
 /** Every error code the contract names (error_type of shape A, error_code of shape B). */
 export const errorCodes: readonly string[] = ["ALREADY_ARCHIVED","ASSET_FAILED","AUTHENTICATION","AUTHORIZATION","AUTH_FAILED","CRED_AT_RISK","FILE_SIZE_TOO_BIG","FORBIDDEN","NOT_COMPLETED","NOT_CREATED","NOT_FOUND","NO_FILE_UPLOADED","SMS_FAIL","SYSTEM","VALIDATION","VALIDATION_FAILED"];
+
+/** By method, the paths whose operation answers with a file (non-empty `binary`): what `download()` takes. */
+export type DownloadPaths = {
+  put: "/api/v2/manual_eidv/{transaction_id}/export_and_archive";
+  get: "/api/v2/manual_eidv/{transaction_id}/assets/pep_watchlist" | "/api/v2/biometric/pdf/{transaction_id}.pdf" | "/api/v4/pdf/properties/{id}/oov" | "/api/v4/properties/{id}/res" | "/api/v4/pdf/pep_checks/{id}" | "/api/v4/pdf/kyb_verifications/{id}";
+};
+
+/** By method, the paths whose operation takes a file with constraints (non-empty `files`): what `upload()` takes. */
+export type UploadPaths = {
+  post: "/api/v4/outsource_cases/{id}/upload";
+};

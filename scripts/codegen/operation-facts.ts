@@ -182,5 +182,31 @@ ${entries.join("\n")}
 
 /** Every error code the contract names (error_type of shape A, error_code of shape B). */
 export const errorCodes: readonly string[] = ${JSON.stringify(codes)};
+${renderFilePaths(facts)}`;
+}
+
+/**
+ * The path lists the client's download and upload types index, by lower-case method. Written out
+ * here because a mapped type over the facts, filtered in the consumer's compiler, cost each call
+ * some 90,000 types (bench/client-types.ts).
+ */
+function renderFilePaths(facts: Record<string, OperationFacts>): string {
+  const list = (pick: (f: OperationFacts) => boolean) => {
+    const byMethod = new Map<string, string[]>();
+    for (const [key, fact] of Object.entries(facts)) {
+      if (!pick(fact)) continue;
+      const [method = "", path = ""] = key.split(" ");
+      const name = method.toLowerCase();
+      byMethod.set(name, [...(byMethod.get(name) ?? []), JSON.stringify(path)]);
+    }
+    const members = [...byMethod].map(([method, paths]) => `\n  ${method}: ${paths.join(" | ")};`);
+    return `{${members.join("")}${members.length ? "\n" : ""}}`;
+  };
+  return `
+/** By method, the paths whose operation answers with a file (non-empty \`binary\`): what \`download()\` takes. */
+export type DownloadPaths = ${list((f) => f.binary.length > 0)};
+
+/** By method, the paths whose operation takes a file with constraints (non-empty \`files\`): what \`upload()\` takes. */
+export type UploadPaths = ${list((f) => f.files.length > 0)};
 `;
 }

@@ -13,7 +13,8 @@ const WHAT: Record<string, string> = {
     "The Arazzo workflows (`arazzo/`) as JSON, for the probe and the docs to read without a YAML parser.",
   "webhook-events.ts": "The deliveries' payload types and event names, for `src/webhooks/`.",
   "types.ts": "The API's TypeScript types (openapi-typescript), for the client.",
-  "operations.ts": "Per-operation facts the client's runtime needs (methods, media types, file uploads).",
+  "operations.ts":
+    "Per-operation facts the client's runtime needs (methods, media types, file uploads), and the paths `download()` and `upload()` take, by method.",
   "manifest.json":
     "What the client's generated files were made from: the contract's digest and the tools' versions.",
   "sandbox-control.json": "The sandbox control API's own bundled contract (from `openapi-sandbox/`).",
