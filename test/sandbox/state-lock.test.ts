@@ -69,7 +69,7 @@ describe("lockState", () => {
     // A sandbox that dies holding the takeover lock: its steps stop there, and its pid is dead.
     const ghost = deadPid();
     const dying = lockSteps(file, { pid: ghost, token: "0".repeat(32) });
-    while (dying.next().value !== "recheck");
+    for (let i = 0; dying.next().value !== "recheck"; i++) expect(i).toBeLessThan(20);
     expect(beside(file).some((name) => name.startsWith("state.json.lock.takeover-"))).toBe(true);
     lockState(file).release();
     // Only the ghost's unused claim is left: no lock, no takeover lock.
@@ -81,7 +81,7 @@ describe("lockState", () => {
     writeFileSync(`${file}.lock`, `${deadPid()}\n`);
     // Another live process (this one's parent) in the middle of its takeover.
     const taking = lockSteps(file, { pid: process.ppid, token: "1".repeat(32) });
-    while (taking.next().value !== "recheck");
+    for (let i = 0; taking.next().value !== "recheck"; i++) expect(i).toBeLessThan(20);
     expect(refusal(() => lockState(file))).toMatchObject({ file, pid: process.ppid });
     const other = stateFile();
     // Being written by an older sandbox starting now, or not a lock at all (pid 0 would name a process group).
