@@ -248,62 +248,73 @@ describe("a state file with a right digest and hostile contents", () => {
     genuine = JSON.parse(text.slice(text.indexOf("\n") + 1));
   });
 
-  it("starts and answers, or is refused with one StateFileError; nothing is poisoned", async () => {
-    let n = 0;
-    // Every place of the genuine state: a top-level member, its first item, or a member of that item.
-    const places: [string, ...string[]][] = [];
-    for (const [member, list] of Object.entries(genuine)) {
-      places.push([member]);
-      if (!Array.isArray(list) || list.length === 0) continue;
-      places.push([member, "0"]);
-      for (const key of Object.keys(list[0] as object)) places.push([member, "0", key]);
-    }
-    await fc.assert(
-      fc.asyncProperty(
-        fc.constantFrom(...places),
-        fc.oneof(hostileJsonValue(3), fc.constantFrom("not json", "", 1e308, -1, "http://u:p@x/")),
-        async (place, value) => {
-          const state = structuredClone(genuine) as Record<string, unknown>;
-          let parent: Record<string, unknown> = state;
-          for (const key of place.slice(0, -1)) parent = parent[key] as Record<string, unknown>;
-          Object.defineProperty(parent, place.at(-1) as string, { value, enumerable: true, writable: true });
-          const file = join(dir, `hostile-${n++}.json`);
-          write(file, state);
-          let running: Awaited<ReturnType<typeof launchSandbox>> | undefined;
-          try {
-            running = await launchSandbox({
-              port: 0,
-              credentials: CREDENTIALS,
-              stateFile: file,
-              log: () => {},
+  // Each run that starts launches a whole sandbox, whose first delivery starts its delivery thread
+  // (from source in tests: tsx registered anew in each thread, some 0.3 to 2 s of CPU). Its time is
+  // so many runs of that, never a wait: few enough runs for a loaded machine, and a bound far above them.
+  it(
+    "starts and answers, or is refused with one StateFileError; nothing is poisoned",
+    { timeout: 300_000 },
+    async () => {
+      let n = 0;
+      // Every place of the genuine state: a top-level member, its first item, or a member of that item.
+      const places: [string, ...string[]][] = [];
+      for (const [member, list] of Object.entries(genuine)) {
+        places.push([member]);
+        if (!Array.isArray(list) || list.length === 0) continue;
+        places.push([member, "0"]);
+        for (const key of Object.keys(list[0] as object)) places.push([member, "0", key]);
+      }
+      await fc.assert(
+        fc.asyncProperty(
+          fc.constantFrom(...places),
+          fc.oneof(hostileJsonValue(3), fc.constantFrom("not json", "", 1e308, -1, "http://u:p@x/")),
+          async (place, value) => {
+            const state = structuredClone(genuine) as Record<string, unknown>;
+            let parent: Record<string, unknown> = state;
+            for (const key of place.slice(0, -1)) parent = parent[key] as Record<string, unknown>;
+            Object.defineProperty(parent, place.at(-1) as string, {
+              value,
+              enumerable: true,
+              writable: true,
             });
-          } catch (error) {
-            expect(error).toBeInstanceOf(StateFileError);
-            expect((error as Error).message).not.toMatch(/CANARY|canary@/);
-            return;
-          }
-          try {
-            for (const path of ["/_sandbox/clock", "/_sandbox/deliveries", "/_sandbox/receivers"]) {
-              const res = await fetch(`${running.url}${path}`);
-              await res.arrayBuffer();
-              expect(res.status, path).toBe(200);
+            const file = join(dir, `hostile-${n++}.json`);
+            write(file, state);
+            let running: Awaited<ReturnType<typeof launchSandbox>> | undefined;
+            try {
+              running = await launchSandbox({
+                port: 0,
+                credentials: CREDENTIALS,
+                stateFile: file,
+                log: () => {},
+              });
+            } catch (error) {
+              expect(error).toBeInstanceOf(StateFileError);
+              expect((error as Error).message).not.toMatch(/CANARY|canary@/);
+              return;
             }
-            const advance = await fetch(`${running.url}/_sandbox/clock/advance`, {
-              method: "POST",
-              headers: { "content-type": "application/json" },
-              body: '{"duration":"P8D"}',
-            });
-            await advance.arrayBuffer();
-            expect(advance.status).toBe(200);
-          } finally {
-            await running.close();
-          }
-          assertPrototypesUntouched(snapshot);
-        },
-      ),
-      { numRuns: 150 },
-    );
-  });
+            try {
+              for (const path of ["/_sandbox/clock", "/_sandbox/deliveries", "/_sandbox/receivers"]) {
+                const res = await fetch(`${running.url}${path}`);
+                await res.arrayBuffer();
+                expect(res.status, path).toBe(200);
+              }
+              const advance = await fetch(`${running.url}/_sandbox/clock/advance`, {
+                method: "POST",
+                headers: { "content-type": "application/json" },
+                body: '{"duration":"P8D"}',
+              });
+              await advance.arrayBuffer();
+              expect(advance.status).toBe(200);
+            } finally {
+              await running.close();
+            }
+            assertPrototypesUntouched(snapshot);
+          },
+        ),
+        { numRuns: 60 },
+      );
+    },
+  );
 
   it("never parses a first line longer than a header, nor a saved delivery body nested past the limit", async () => {
     // A first line of 20 MB of nested arrays: parsed, it runs a 64 MB heap out of memory.

@@ -56,7 +56,10 @@ async function assertStillServing(): Promise<void> {
   const res = await post("/api/v2/send_text", JSON.stringify({ reference: "still-here" }));
   expect(res.status).toBe(200);
   await res.arrayBuffer();
-  expect((await fetch(`${sbx.running.url}/_sandbox/clock`)).status).toBe(200);
+  // Every body read to its end: one left unread holds its connection until the Response is collected.
+  const clock = await fetch(`${sbx.running.url}/_sandbox/clock`);
+  await clock.arrayBuffer();
+  expect(clock.status).toBe(200);
   expect(sbx.lines.filter(containsCanary)).toEqual([]);
 }
 
@@ -146,9 +149,11 @@ describe("JSON bodies", () => {
       const evil = await post(path, JSON.stringify({ reference: "r", url: "http://x/", duration: "PT1S" }), {
         "content-type": "application/json-evil",
       });
+      await evil.arrayBuffer();
       expect(evil.status, path).toBeGreaterThanOrEqual(400);
       expect(evil.status, path).toBeLessThan(500);
       const deep = await post(path, deeplyNested(100_000, "object"));
+      await deep.arrayBuffer();
       expect(deep.status, path).toBeGreaterThanOrEqual(400);
       expect(deep.status, path).toBeLessThan(500);
     }
