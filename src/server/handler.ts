@@ -236,10 +236,25 @@ function refusedPath(error: NodeJS.ErrnoException): string | undefined {
   return target === undefined ? undefined : parseRequestTarget(target)?.pathname;
 }
 
+/** The idle time a kept-alive connection is announced for (`Keep-Alive: timeout=5`, Node's default). */
+export const KEEP_ALIVE_ANNOUNCED_MS = 5_000;
+/**
+ * How much longer it is really kept: a client reuses an idle connection until about the announced
+ * end, and on a busy machine its timer fires late; a server closing at exactly that end resets
+ * the request the client has just sent (Node 24's keepAliveTimeoutBuffer is the same margin).
+ */
+export const KEEP_ALIVE_GRACE_MS = 2_000;
+
 /** An HTTP server whose handler is wrapped by `safeHandler` and whose parser errors are answered. */
 export function createSafeServer(handle: SafeHandler, options: SafeServerOptions): Server {
   const requestTimeout = options.requestTimeoutMs ?? 60_000;
-  const wrapped = safeHandler(handle, options);
+  const safe = safeHandler(handle, options);
+  const wrapped: typeof safe = (req, res) => {
+    // What the Keep-Alive header announces (Node writes it from this field); the socket is kept
+    // for server.keepAliveTimeout, the grace longer.
+    (res as unknown as { _keepAliveTimeout: number })._keepAliveTimeout = KEEP_ALIVE_ANNOUNCED_MS;
+    return safe(req, res);
+  };
   const server = createServer(
     requestTimeout > 0
       ? {
@@ -254,6 +269,7 @@ export function createSafeServer(handle: SafeHandler, options: SafeServerOptions
   );
   // Node's own answers are bare: a missing Host gets 400 and an unmet Expect a 417 that keeps the
   // connection. Both reach the handler instead, refused there in the caller's shape (headRefusal).
+  server.keepAliveTimeout = KEEP_ALIVE_ANNOUNCED_MS + KEEP_ALIVE_GRACE_MS;
   server.maxHeadersCount = MAX_REQUEST_HEADERS + 1;
   (server as Server & { requireHostHeader: boolean }).requireHostHeader = false;
   server.on("checkExpectation", wrapped);
