@@ -10,12 +10,14 @@ export type WebhookChannel = keyof WebhookPayloads;
 type WebhookIdHeader = "X-Workflow-Webhook-Id";
 
 /** The type of `webhookId` for an event: from the headers its message requires in the contract. */
-type WebhookIdOf<C extends WebhookChannel, E extends keyof WebhookPayloads[C]> =
-  E extends keyof WebhookRequiredHeaders[C]
-    ? WebhookIdHeader extends WebhookRequiredHeaders[C][E]
-      ? string
-      : string | undefined
-    : string | undefined;
+type WebhookIdOf<
+  C extends WebhookChannel,
+  E extends keyof WebhookPayloads[C],
+> = E extends keyof WebhookRequiredHeaders[C]
+  ? WebhookIdHeader extends WebhookRequiredHeaders[C][E]
+    ? string
+    : string | undefined
+  : string | undefined;
 
 /** Every known event, one member per (channel, event) of the contract, narrowed on `kind` and then `event`. */
 export type KnownWebhookEvent = {

@@ -55,11 +55,13 @@ beforeAll(() => {
   stagedReadmeAfterPack = packed.stagedReadmeAfterPack;
   tarballBytes = statSync(packed.tarball).size;
   freshProject(app, "consumer", [packed.tarball]);
-  // An integrator's repository: the package and, from the registry only, its test runner and Prism.
+  // An integrator's repository: the package and, from the registry only, its test runner, Prism and
+  // msw (the optional peer the README's MSW block installs).
   freshProject(integrator, "integrator", [
     packed.tarball,
     `vitest@${devVersion("vitest")}`,
     `@stoplight/prism-cli@${devVersion("@stoplight/prism-cli")}`,
+    `msw@${devVersion("msw")}`,
   ]);
   mkdirSync(join(integrator, "test"));
   for (const file of ["vitest.config.ts", "global-setup.ts", "flow.test.ts"])
@@ -240,8 +242,24 @@ describe("what the package's users read", () => {
     expect(packed()).not.toMatch(/npm start|npm run mock|\]\((?!https:)[^)]*\)/);
   });
 
+  it("shows the socket-free paths: createSandbox(), a handler receiver, MSW, trigger, reset, settled", () => {
+    const blocks = readmeSnippets().join("\n");
+    for (const use of [
+      "createSandbox(",
+      "sandbox.receivers.add(async (request)",
+      "fetch: sandbox.fetch",
+      'from "idv-contract/msw"',
+      "sandboxHandlers(sandbox, { baseUrl })",
+      "control.trigger(",
+      "control.reset()",
+      "control.settled()",
+      "in_flight",
+    ])
+      expect(blocks, use).toContain(use);
+  });
+
   it("has TypeScript that compiles as written in a strict project (exactOptionalPropertyTypes, noUncheckedIndexedAccess)", () => {
-    expect(readmeSnippets().length).toBeGreaterThanOrEqual(4);
+    expect(readmeSnippets().length).toBeGreaterThanOrEqual(6);
     const run = spawnSync(
       process.execPath,
       [fromRoot("node_modules/typescript/bin/tsc"), "-p", join(integrator, "readme"), "--pretty", "false"],
