@@ -242,22 +242,6 @@ describe("what the package's users read", () => {
     expect(packed()).not.toMatch(/npm start|npm run mock|\]\((?!https:)[^)]*\)/);
   });
 
-  it("shows the socket-free paths: createSandbox(), a handler receiver, MSW, trigger, reset, settled", () => {
-    const blocks = readmeSnippets().join("\n");
-    for (const use of [
-      "createSandbox(",
-      "sandbox.receivers.add(async (request)",
-      "fetch: sandbox.fetch",
-      'from "idv-contract/msw"',
-      "sandboxHandlers(sandbox, { baseUrl })",
-      "control.trigger(",
-      "control.reset()",
-      "control.settled()",
-      "in_flight",
-    ])
-      expect(blocks, use).toContain(use);
-  });
-
   it("has TypeScript that compiles as written in a strict project (exactOptionalPropertyTypes, noUncheckedIndexedAccess)", () => {
     expect(readmeSnippets().length).toBeGreaterThanOrEqual(6);
     const run = spawnSync(
