@@ -52,3 +52,22 @@ export interface WebhookPayloads {
     "case.completed": Schemas["WorkflowCaseCompletedWebhook"];
   };
 }
+
+/** The headers each known event's message requires (never for an event whose message names none), by channel and event name. */
+export interface WebhookRequiredHeaders {
+  biometricWebhook: {
+    "created": never;
+    "completed": never;
+    "updated": never;
+    "archived": never;
+    "error": never;
+    "pending": never;
+    "test": never;
+  };
+  eddCaseCompleted: {
+    "case_completed": never;
+  };
+  workflowCase: {
+    "case.completed": "Content-Type" | "X-Workflow-Event-Type" | "X-Workflow-Webhook-Id";
+  };
+}

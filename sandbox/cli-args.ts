@@ -50,6 +50,23 @@ function credentialsOf(key: string | undefined, secret: string | undefined, env:
   return apiKey && apiSecret ? { apiKey, secret: apiSecret } : undefined;
 }
 
+/** --webhook-url read as the control API reads a receiver's url; its refusal names the flag, never the value. */
+function webhookUrlOf(text: string): string {
+  return asUsage(() => {
+    try {
+      return receiverUrl(text);
+    } catch (error) {
+      // The control API's words name its member `url`; here the flag is named, and what to write.
+      throw new Error(
+        /credentials/.test((error as Error).message)
+          ? "--webhook-url must not carry credentials: give them with --webhook-auth"
+          : "--webhook-url must be an absolute http or https URL, such as http://127.0.0.1:3000/idv/events",
+        { cause: error },
+      );
+    }
+  });
+}
+
 /** The options of a command line, or `{ help: true }`; a UsageError naming what is wrong. */
 export function parse(argv: string[], env: NodeJS.ProcessEnv) {
   const { help, values, positionals } = parseFlags(argv, FLAGS);
@@ -65,7 +82,7 @@ export function parse(argv: string[], env: NodeJS.ProcessEnv) {
     port: asUsage(() => parsePort(values.port ?? env.PORT, 4010, "--port")),
     host: values.host ?? "127.0.0.1",
     ...(credentials ? { credentials } : {}),
-    ...(webhookUrl ? { webhookUrl: asUsage(() => receiverUrl(webhookUrl)) } : {}),
+    ...(webhookUrl ? { webhookUrl: webhookUrlOf(webhookUrl) } : {}),
     ...(auth ? { webhookAuth: asUsage(() => parseWebhookAuth(auth)) } : {}),
     ...(values.state ? { stateFile: values.state } : {}),
     first: values.json ? ("json" as const) : values["print-url"] ? ("url" as const) : undefined,

@@ -56,10 +56,12 @@ try {
     console.error(`sandbox: ${error.message}`);
     process.exit(2);
   }
-  const inUse = reportStartError(
+  // Exit 2 for every start that failed (a port in use, a host it cannot listen on, a state file), as
+  // for a refused flag: 1 is kept for a run that ended badly (the last save failed).
+  reportStartError(
     error,
     "sandbox: could not start: ",
-    "the port is in use; pick another with --port",
+    `port ${args.port} is in use; pick another with --port (0 picks a free one)`,
   );
-  process.exit(inUse ? 1 : 2);
+  process.exit(2);
 }

@@ -14,6 +14,7 @@ export {
   type SandboxReset,
   type SandboxSettled,
   type SandboxTriggered,
+  type SandboxTriggerEvent,
   type SandboxTriggerRequest,
   type SandboxWorkflowCase,
 } from "./control/client.js";

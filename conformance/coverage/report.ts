@@ -35,6 +35,9 @@ export const kindsOf = (command: "check" | "webhooks"): readonly CoverageKind[] 
 export const percentOf = (covered: number, total: number): number =>
   total === 0 ? 100 : Math.floor((covered * 1000) / total) / 10;
 
+/** A percentage as every report writes it (text, JSON's number, the job summary): percentOf, one decimal. */
+export const shownPercent = (covered: number, total: number): string => percentOf(covered, total).toFixed(1);
+
 // Sorted by code unit, not locale: the same on every machine. (The default order of `sort` is by UTF-16
 // code unit; without a comparator it calls no JavaScript per comparison.)
 const sorted = (values: Iterable<string>): string[] => [...values].sort();

@@ -4,7 +4,7 @@
 import { unescapeToken } from "../../src/contract/json-pointer.js";
 import { shownWord, UsageError } from "../run/command.js";
 import { shownText } from "../findings/shown.js";
-import { type CoverageReport, kindsOf } from "./report.js";
+import { type CoverageReport, kindsOf, shownPercent } from "./report.js";
 import type { CoverageKind } from "./seen.js";
 
 /** How many locations never reached a summary names per kind; the report file has them all. */
@@ -47,7 +47,7 @@ export function coverageSummary(report: CoverageReport, file?: string): string {
     if (!k) continue;
     const label = kind === "gaps" ? "gaps touched" : kind;
     lines.push(
-      `  ${label.padEnd(18)} ${`${k.covered}/${k.total}`.padStart(9)}  ${k.percent.toFixed(1).padStart(5)} %`,
+      `  ${label.padEnd(18)} ${`${k.covered}/${k.total}`.padStart(9)}  ${shownPercent(k.covered, k.total).padStart(5)} %`,
     );
   }
   const ops = operationLines(report);

@@ -10,6 +10,7 @@ import { CHECK_RULES } from "./rules.js";
 import { escapeData, escapeProperty, markdownText, shownText } from "./shown.js";
 
 export { escapeData, escapeProperty } from "./shown.js";
+import { shownPercent } from "../coverage/report.js";
 
 /** Coverage of the contract, by kind (operations, statuses…), for the job summary. */
 export interface CoverageSummary {
@@ -79,10 +80,9 @@ export function jobSummary(
   }
   if (coverage && coverage.kinds.length > 0) {
     lines.push("### Coverage of the contract", "", "| Kind | Covered | Total | % |", "|---|---:|---:|---:|");
-    for (const k of coverage.kinds) {
-      const pct = k.total === 0 ? 100 : (100 * k.covered) / k.total;
-      lines.push(`| ${cell(k.kind)} | ${k.covered} | ${k.total} | ${pct.toFixed(1)} |`);
-    }
+    // The one formatter of the text and JSON reports: cut to a tenth, never rounded up.
+    for (const k of coverage.kinds)
+      lines.push(`| ${cell(k.kind)} | ${k.covered} | ${k.total} | ${shownPercent(k.covered, k.total)} |`);
     lines.push("");
   }
   return `${lines.join("\n")}\n`;

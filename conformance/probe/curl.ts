@@ -1,5 +1,5 @@
 // A shell command that sends a request again. Credentials are shell variables (`$IDV_API_KEY`,
-// `$IDV_API_SECRET`, `$IDV_RECEIVER_TOKEN`…), never values, and a v4 signature is computed in the shell
+// `$IDV_API_SECRET`, `$IDV_RECEIVER_AUTH`…), never values, and a v4 signature is computed in the shell
 // with openssl over the same date and bytes: a report can be pasted into a ticket.
 
 /** A header of the reproducer: a literal value, or a shell word (a variable, a command). */

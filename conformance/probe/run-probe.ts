@@ -63,5 +63,19 @@ export async function runProbe(options: ProbeOptions): Promise<{ results: Active
       );
     }
   }
+  const notFound = notFoundExamples(session.results);
+  if (notFound) session.notes.push(notFound);
   return { results: session.results, notes: session.notes };
+}
+
+/**
+ * The examples phase's passes that were a documented 404: an example on a record (its path names an
+ * id) may find no such record, which passes, but says nothing of the operation: counted apart.
+ */
+function notFoundExamples(results: ActiveResult[]): string | undefined {
+  const examples = results.filter((r) => r.phase === "examples" && r.ok);
+  const notFound = examples.filter((r) => r.status === 404);
+  if (notFound.length === 0) return undefined;
+  const ops = [...new Set(notFound.map((r) => r.operationId))];
+  return `examples: ${notFound.length} of the ${examples.length} passed were answered 404 (their example ids name no record here): ${ops.join(", ")}; the stateful phase sends those operations records it made`;
 }

@@ -5,7 +5,13 @@
 import type { ActiveFinding, ActiveResult } from "../probe/active-report.js";
 import { shownUrl } from "../run/url-intake.js";
 import { BATTERY_CASES, type PlannedDelivery } from "./battery-cases.js";
-import { answerFinding, type BatteryOptions, QUERY_VARIABLE, ReceiverSession } from "./receiver-session.js";
+import {
+  answerFinding,
+  AUTH_VARIABLE,
+  type BatteryOptions,
+  QUERY_VARIABLE,
+  ReceiverSession,
+} from "./receiver-session.js";
 
 export { shownUrl };
 export { LARGE_BODY_BYTES, UNKNOWN_EVENT, UNKNOWN_WORKFLOW_EVENT } from "./battery-cases.js";
@@ -80,5 +86,19 @@ export async function runBattery(
     }
     for (const p of planned) await sendPlanned(session, p);
   }
-  return { results: session.results, notes: session.notes };
+  const hint = credentialsHint(session);
+  return { results: session.results, notes: hint ? [hint, ...session.notes] : session.notes };
+}
+
+/**
+ * One line when every delivery that should have been acknowledged was refused as unauthenticated:
+ * the credentials are wrong (or missing), not each case; the separate failures do not say so.
+ */
+function credentialsHint(session: ReceiverSession): string | undefined {
+  const statuses = session.ackStatuses;
+  const first = statuses[0];
+  if ((first !== 401 && first !== 403) || !statuses.every((s) => s === first)) return undefined;
+  return session.auth
+    ? `every delivery sent with the configured credentials answered ${first}: check ${AUTH_VARIABLE} / --auth`
+    : `every delivery answered ${first} and no credentials were given: pass them with --auth or ${AUTH_VARIABLE}`;
 }

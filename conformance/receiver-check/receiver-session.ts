@@ -38,6 +38,8 @@ export const SLOW_ACK_MS = 1_000;
 const ANSWER_BYTES = 64 * 1024;
 /** The variable the reproducers read the events URL's query from: it often holds the receiver's secret. */
 export const QUERY_VARIABLE = "IDV_RECEIVER_QUERY";
+/** The variable the CLI reads the credentials from when --auth is not given; the reproducers read it too. */
+export const AUTH_VARIABLE = "IDV_RECEIVER_AUTH";
 
 /** One request of the battery. */
 export interface Delivery {
@@ -74,6 +76,8 @@ export const answerFinding = (check: string, message: string): ActiveFinding => 
 export class ReceiverSession {
   readonly results: ActiveResult[] = [];
   readonly notes: string[] = [];
+  /** The status of each delivery to the events URL that must be acknowledged (a credentials hint reads them). */
+  readonly ackStatuses: number[] = [];
   readonly slowMs: number;
   readonly auth: ReceiverAuth | undefined;
   /** What the cases plan from: the contract's example deliveries, with random fresh ids. */
@@ -141,6 +145,7 @@ export class ReceiverSession {
   /** A delivery that must be acknowledged (2xx), quickly. */
   async expectAck(d: Delivery, check: string, accept3xx = false): Promise<ActiveResult> {
     const answer = await this.post(d);
+    if (!d.workflow) this.ackStatuses.push(answer.status);
     const violations: ActiveFinding[] = [];
     const warnings: ActiveFinding[] = [];
     if (answer.failure === "timeout") {
@@ -207,6 +212,15 @@ export class ReceiverSession {
   }
 }
 
+/**
+ * The shell words of the configured credentials, read from $IDV_RECEIVER_AUTH as the CLI reads it
+ * (`bearer:TOKEN` or `basic:USER:PASS`): what follows the scheme's colon, and the user name alone.
+ */
+const AUTH_REST = `\${${AUTH_VARIABLE}#*:}`;
+const AUTH_USER = `$(printf '%s' "$${AUTH_VARIABLE}" | cut -d: -f2)`;
+/** base64 on one line (GNU base64 wraps at 76 characters, which would break the header). */
+const base64Of = (printfArgs: string) => `$(printf ${printfArgs} | base64 | tr -d '\\n')`;
+
 /** The reproducer of a delivery: credentials as variables, the body as sent. */
 function reproducer(d: Delivery, options: BatteryOptions): string {
   const headers: CurlHeader[] = Object.entries(d.headers).map(([n, v]) => [n, { literal: v }]);
@@ -215,9 +229,7 @@ function reproducer(d: Delivery, options: BatteryOptions): string {
       "Authorization",
       {
         shell:
-          d.auth.scheme === "bearer"
-            ? "Bearer $IDV_RECEIVER_TOKEN"
-            : "Basic $(printf '%s' \"$IDV_RECEIVER_USER:$IDV_RECEIVER_PASSWORD\" | base64)",
+          d.auth.scheme === "bearer" ? `Bearer ${AUTH_REST}` : `Basic ${base64Of(`'%s' "${AUTH_REST}"`)}`,
       },
     ]);
   else if (d.auth?.scheme === "bearer") headers.push(["Authorization", { literal: authorization(d.auth) }]);
@@ -225,7 +237,7 @@ function reproducer(d: Delivery, options: BatteryOptions): string {
     // The user name is part of the configured credentials: a variable too; the wrong password is the test's own.
     headers.push([
       "Authorization",
-      { shell: `Basic $(printf '%s' "$IDV_RECEIVER_USER:${d.auth.password}" | base64)` },
+      { shell: `Basic ${base64Of(`'%s:%s' "${AUTH_USER}" ${shellQuote(d.auth.password)}`)}` },
     ]);
   // The workflow URL's hard-to-guess path is what protects it: a variable, like a credential.
   const url = d.workflow ? "$IDV_WORKFLOW_URL" : eventsUrlWord(options.url);

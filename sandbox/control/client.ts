@@ -3,6 +3,7 @@
 // generated types; openapi-fetch underneath.
 import createFetchClient from "openapi-fetch";
 import type { components, paths } from "../../generated/sandbox-control-types.js";
+import type { WebhookPayloads } from "../../generated/webhook-events.js";
 
 type Schemas = components["schemas"];
 export type SandboxClock = Schemas["Clock"];
@@ -13,6 +14,10 @@ export type SandboxBiometricVerification = Schemas["BiometricVerification"];
 export type SandboxWorkflowCase = Schemas["WorkflowCase"];
 export type CreateReceiverRequest = Schemas["CreateReceiverRequest"];
 export type SandboxTriggerRequest = Schemas["TriggerRequest"];
+/** An event of the AsyncAPI contract, by the name `trigger` takes (`completed`, `case.completed`, …). */
+export type SandboxTriggerEvent = {
+  [C in keyof WebhookPayloads]: keyof WebhookPayloads[C] & string;
+}[keyof WebhookPayloads];
 export type SandboxTriggered = Schemas["Triggered"];
 export type SandboxReset = Schemas["ResetDone"];
 export type DeliveryFilter = NonNullable<paths["/_sandbox/deliveries"]["get"]["parameters"]["query"]>;
@@ -151,7 +156,7 @@ export function controlOver(api: ControlApi, calls: ControlCalls) {
      * breaks the event's schema. Follow it with `settled()` to assert on its deliveries.
      */
     trigger: (
-      event: string,
+      event: SandboxTriggerEvent,
       options: { subject?: string; set?: SandboxTriggerRequest["set"] | Record<string, unknown> } = {},
     ) => {
       const set = Array.isArray(options.set)

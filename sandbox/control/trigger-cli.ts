@@ -3,7 +3,7 @@
 // parser (src/cli/args.ts). Prints what was sent and to how many receivers, never the payload (it
 // may hold the record's personal data).
 import { asUsage, type CliIo, parseFlags, readCommandLine, UsageError } from "../../src/cli/args.js";
-import { createSandboxControl, SandboxControlError } from "./client.js";
+import { createSandboxControl, SandboxControlError, type SandboxTriggerEvent } from "./client.js";
 import { receiverUrl } from "../deliveries/receivers.js";
 import { parseAssignment } from "./trigger-members.js";
 import { TRIGGER_EVENTS } from "./trigger.js";
@@ -34,6 +34,10 @@ export const TRIGGER_FLAGS = {
   json: { type: "boolean" },
 } as const;
 
+/** Whether a word is an event of the contract (what `trigger` takes). */
+const isTriggerEvent = (word: string): word is SandboxTriggerEvent =>
+  TRIGGER_EVENTS.some((e) => e.event === word);
+
 /** The request and where to send it, or `{ help: true }`; a UsageError naming what is wrong. */
 export function parseTrigger(argv: string[]) {
   const { help, values, positionals } = parseFlags(argv, TRIGGER_FLAGS);
@@ -41,7 +45,7 @@ export function parseTrigger(argv: string[]) {
   if (positionals.length === 0) throw new UsageError("trigger needs an EVENT");
   if (positionals.length > 1) throw new UsageError("trigger takes one EVENT");
   const event = positionals[0] as string;
-  if (!TRIGGER_EVENTS.some((e) => e.event === event))
+  if (!isTriggerEvent(event))
     throw new UsageError(`EVENT must be one of ${TRIGGER_EVENTS.map((e) => e.event).join(", ")}`);
   const set = (values.set ?? []).map((text) => asUsage(() => parseAssignment(text)));
   let url: string;

@@ -10,6 +10,7 @@ import type { BiometricEvent } from "../products/biometric/record.js";
 import { EDD, eddCase, eddCompletedBody } from "../products/edd.js";
 import { newWorkflowCase, WORKFLOW } from "../products/workflow.js";
 import type { Sandbox } from "../sandbox.js";
+import type { SandboxTriggerEvent } from "./client.js";
 import { memberPath, setMember } from "./trigger-members.js";
 import type { Json } from "../../src/contract/json.js";
 
@@ -22,9 +23,15 @@ export const TEST_EVENT = {
 };
 
 /** Every event of the contract and its channel, in the contract's order. */
-export const TRIGGER_EVENTS: readonly { event: string; channel: Channel }[] = (
+export const TRIGGER_EVENTS: readonly { event: SandboxTriggerEvent; channel: Channel }[] = (
   Object.keys(webhookChannels) as Channel[]
-).flatMap((channel) => Object.keys(webhookChannels[channel].events).map((event) => ({ event, channel })));
+).flatMap((channel) =>
+  // The keys of the generated table are the events the type is made of.
+  Object.keys(webhookChannels[channel].events).map((event) => ({
+    event: event as SandboxTriggerEvent,
+    channel,
+  })),
+);
 
 /** A trigger request, as the control document's TriggerRequest accepted it. */
 export interface TriggerRequest {

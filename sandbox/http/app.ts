@@ -88,6 +88,36 @@ function answerCaptureRequest(sandbox: Sandbox, request: PipelineRequest): Serve
   return served(method, `${CAPTURES_PREFIX}/{transaction_id}/{file}`, answer);
 }
 
+/**
+ * The addresses a person opens first: `/` (the first URL the banner prints) and `/_sandbox/`. `/` is
+ * no operation of the contract; a browser is sent to the docs site when there is one, anything else
+ * gets where things are. `/_sandbox/` is the control API's index, at its one address.
+ */
+function landingAnswer(request: PipelineRequest, docs: boolean): Served | undefined {
+  const { method, target } = request;
+  if (method !== "GET" && method !== "HEAD") return undefined;
+  if (target.pathname === `${CONTROL_PREFIX}/`)
+    return {
+      answer: { status: 301, headers: { location: CONTROL_PREFIX } },
+      line: `${method} /_sandbox/ → 301`,
+    };
+  if (target.pathname !== "/") return undefined;
+  const browser = /\btext\/html\b/.test(request.headers.accept ?? "");
+  const answer: Answer =
+    browser && docs
+      ? { status: 302, headers: { location: DOCS_PREFIX } }
+      : {
+          status: 200,
+          json: {
+            message:
+              "The identity-verification sandbox: the service's operations under /api/, the control API at /_sandbox.",
+            control: CONTROL_PREFIX,
+            docs: docs ? DOCS_PREFIX : null,
+          },
+        };
+  return { answer, line: `${method} / → ${answer.status}` };
+}
+
 /** The sandbox's answers, and the one check that comes before the docs site's files. */
 export interface SandboxApp {
   /** Answer a request: a loop refused, the control API, captures, the service (and /docs when no site is served). */
@@ -138,6 +168,8 @@ export async function sandboxApp(sandbox: Sandbox, docs: boolean): Promise<Sandb
       // No line: the docs site's answers are logged only when a file is served.
       return { answer };
     }
+    const landing = landingAnswer(request, docs);
+    if (landing) return landing;
     if (target.pathname === CONTROL_PREFIX || target.pathname.startsWith(`${CONTROL_PREFIX}/`))
       return answerControlRequest(sandbox, request);
     if (target.pathname.startsWith(`${CAPTURES_PREFIX}/`)) return answerCaptureRequest(sandbox, request);

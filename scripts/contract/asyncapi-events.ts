@@ -9,6 +9,8 @@ interface EventEntry {
   headers?: string;
   /** The header names the message's headers schema declares, as the contract writes them. */
   headerNames?: string[];
+  /** Those it requires. */
+  requiredHeaders?: string[];
   schema: string;
 }
 
@@ -27,6 +29,17 @@ function declaredProperties(document: Json, schema: Json): string[] {
     ...new Set([
       ...Object.keys(node?.properties ?? {}),
       ...(node?.allOf ?? []).flatMap((part: Json) => declaredProperties(document, part)),
+    ]),
+  ];
+}
+
+/** The property names a schema requires, through `$ref` and `allOf` at any depth. */
+function requiredProperties(document: Json, schema: Json): string[] {
+  const node = resolveRef(document, schema);
+  return [
+    ...new Set<string>([
+      ...((node?.required ?? []) as string[]),
+      ...(node?.allOf ?? []).flatMap((part: Json) => requiredProperties(document, part)),
     ]),
   ];
 }
@@ -66,7 +79,13 @@ function channelTable(document: Json): Record<string, ChannelEntry> {
       if (headerName) Object.assign(entry, { eventIn: "header", eventMember: headerName });
       entry.events[name] = {
         payload: `${base}/payload`,
-        ...(message.headers ? { headers: `${base}/headers`, headerNames } : {}),
+        ...(message.headers
+          ? {
+              headers: `${base}/headers`,
+              headerNames,
+              requiredHeaders: requiredProperties(document, message.headers),
+            }
+          : {}),
         schema,
       };
     }
@@ -111,6 +130,19 @@ export function renderEventsModule(document: Json): string {
     lines.push(`  ${channel}: {`);
     for (const [name, e] of Object.entries(entry.events))
       lines.push(`    ${q(name)}: Schemas[${q(e.schema)}];`);
+    lines.push("  };");
+  }
+  lines.push("}", "");
+  lines.push(
+    "/** The headers each known event's message requires (never for an event whose message names none), by channel and event name. */",
+  );
+  lines.push("export interface WebhookRequiredHeaders {");
+  for (const [channel, entry] of channels) {
+    lines.push(`  ${channel}: {`);
+    for (const [name, e] of Object.entries(entry.events)) {
+      const required = e.requiredHeaders ?? [];
+      lines.push(`    ${q(name)}: ${required.length > 0 ? required.map(q).join(" | ") : "never"};`);
+    }
     lines.push("  };");
   }
   lines.push("}", "");

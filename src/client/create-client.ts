@@ -47,6 +47,24 @@ type LooseRequest = (method: string, path: string, init?: CallInit) => unknown;
 /** An openapi-fetch client typed by the contract, with the file helpers. */
 export type IdvClient = StrictClient & FileHelpers;
 
+/**
+ * Refuse a base URL fetch cannot use, here rather than at the first call: "127.0.0.1:4510" (no scheme)
+ * or "localhost:4510" (which URL reads as the scheme "localhost:"). The value is not quoted: a base
+ * URL may carry credentials.
+ */
+function assertBaseUrl(baseUrl: string): void {
+  let url: URL | undefined;
+  try {
+    url = new URL(baseUrl);
+  } catch {
+    url = undefined;
+  }
+  if (!url || (url.protocol !== "http:" && url.protocol !== "https:") || url.host === "")
+    throw new TypeError(
+      'createClient: options.baseUrl must be an absolute http or https URL, such as "https://idv.example.com" or "http://127.0.0.1:4010"',
+    );
+}
+
 /** A client of the service: openapi-fetch typed by the contract, adding each operation's credentials. */
 export function createClient(options: ClientOptions): IdvClient {
   assertServerRuntime(options?.runtime);
@@ -56,6 +74,7 @@ export function createClient(options: ClientOptions): IdvClient {
       throw new TypeError(`createClient: options.${name} must be a non-empty string`);
     }
   }
+  assertBaseUrl(options.baseUrl);
   const {
     apiKey,
     secret,

@@ -12,6 +12,7 @@ import {
 import type { HeadersLike } from "./headers.js";
 import { parseWebhook } from "./parse-webhook.js";
 import { checkReceiverAuth, type ReceiverCredentials } from "./receiver-auth.js";
+import { mountingMessage } from "./mounting-error.js";
 import type { KnownWebhookEvent, UnknownWebhookEvent, WebhookChannel, WebhookEvent } from "./types.js";
 
 // The core of createWebhookHandler, free of any HTTP library: a request comes in as its method,
@@ -109,11 +110,15 @@ function quietly<A extends unknown[]>(hook: ((...args: A) => unknown) | undefine
   }
 }
 
-const defaultOnError = (error: unknown, failure: WebhookFailure) =>
-  // The name only: a message may carry values from the delivery.
+const defaultOnError = (error: unknown, failure: WebhookFailure) => {
+  // The name only: a message may carry values from the delivery. A mounting error's message is the
+  // library's own words and says the fix, so it is printed.
+  const name = error instanceof Error ? error.name : typeof error;
+  const own = mountingMessage(error);
   console.error(
-    `idv-contract/webhooks: ${failure.stage} failed (${error instanceof Error ? error.name : typeof error}); pass onError to handle it`,
+    `idv-contract/webhooks: ${failure.stage} failed (${own ? `${name}: ${own}` : name}); pass onError to handle it`,
   );
+};
 
 /** The function that takes a request to its answer; it never rejects. */
 export function createCore(options: WebhookHandlerOptions): (d: IncomingDelivery) => Promise<CoreResult> {

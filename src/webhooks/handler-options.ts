@@ -90,7 +90,10 @@ export interface WebhookHandlerOptions {
   maxBodyBytes?: number;
   /** Told of each refusal: what rule, never a value (log `refusal.error.message` for a 400). */
   onRefused?: (refusal: WebhookRefusal) => void;
-  /** Told of each failure after acceptance. Default: one line with the error's name on stderr. */
+  /**
+   * Told of each failure after acceptance. Default: one line with the error's name on stderr (with the
+   * fix when a middleware parsed the body first: that message holds no value of the delivery).
+   */
   onError?: (error: unknown, failure: WebhookFailure) => void;
 }
 

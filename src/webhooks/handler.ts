@@ -7,6 +7,7 @@ import {
   TOO_LARGE,
 } from "./handler-core.js";
 import type { WebhookHandlerOptions } from "./handler-options.js";
+import { mountingError } from "./mounting-error.js";
 
 // The parts of node:http's request and response the listener uses, written out so that the
 // package's types need no @types/node: node's IncomingMessage and ServerResponse (and Express's,
@@ -54,7 +55,7 @@ function preRead(req: NodeRequestLike): Uint8Array | string | undefined {
   const body = (req as { body?: unknown }).body;
   if (body === undefined || !req.readableEnded) return undefined;
   if (body instanceof Uint8Array || typeof body === "string") return body;
-  throw new TypeError(
+  throw mountingError(
     "The request's body was parsed before the webhook handler (express.json or the like): mount the handler before body parsers, or read the body with express.raw().",
   );
 }
@@ -155,7 +156,7 @@ export function createWebhookHandler(options: WebhookHandlerOptions): WebhookHan
 async function readFetchBody(request: Request, maxBytes: number): Promise<Uint8Array | typeof TOO_LARGE> {
   if ((declaredLength(request.headers.get("content-length")) ?? 0) > maxBytes) return TOO_LARGE;
   if (request.bodyUsed)
-    throw new TypeError(
+    throw mountingError(
       "The request's body was read before the webhook handler: hand it the request as it came.",
     );
   if (!request.body) return new Uint8Array(0);

@@ -1,10 +1,23 @@
 import type { components } from "../../generated/types.js";
-import type { WebhookPayloads } from "../../generated/webhook-events.js";
+import type { WebhookPayloads, WebhookRequiredHeaders } from "../../generated/webhook-events.js";
 
 type Schemas = components["schemas"];
 
 /** A webhook channel of the AsyncAPI contract. */
 export type WebhookChannel = keyof WebhookPayloads;
+
+/** The idempotency header of workflow deliveries, as the contract names it. */
+type WebhookIdHeader = "X-Workflow-Webhook-Id";
+
+/** The type of `webhookId` for an event: from the headers its message requires in the contract. */
+type WebhookIdOf<
+  C extends WebhookChannel,
+  E extends keyof WebhookPayloads[C],
+> = E extends keyof WebhookRequiredHeaders[C]
+  ? WebhookIdHeader extends WebhookRequiredHeaders[C][E]
+    ? string
+    : string | undefined
+  : string | undefined;
 
 /** Every known event, one member per (channel, event) of the contract, narrowed on `kind` and then `event`. */
 export type KnownWebhookEvent = {
@@ -13,8 +26,11 @@ export type KnownWebhookEvent = {
       kind: C;
       event: E;
       payload: WebhookPayloads[C][E];
-      /** X-Workflow-Webhook-Id of a workflow delivery; undefined for other channels. */
-      webhookId: string | undefined;
+      /**
+       * X-Workflow-Webhook-Id of a workflow delivery: a string where the event's message requires the
+       * header (`case.completed`: a delivery without it breaks the contract and is refused), else as sent.
+       */
+      webhookId: WebhookIdOf<C, E>;
     };
   }[keyof WebhookPayloads[C]];
 }[WebhookChannel];

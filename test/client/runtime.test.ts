@@ -60,4 +60,35 @@ describe("options", () => {
       `createClient: options.${name} must be a non-empty string`,
     );
   });
+
+  it.each([
+    "127.0.0.1:4510",
+    "localhost:4510",
+    "service.test",
+    "/api",
+    "ftp://service.test",
+    "file:///tmp/x",
+  ])(
+    "refuses the base URL %s at createClient with a TypeError naming baseUrl, never quoting it",
+    (baseUrl) => {
+      let thrown: unknown;
+      try {
+        createClient({ ...BASE, baseUrl });
+      } catch (error) {
+        thrown = error;
+      }
+      expect(thrown).toBeInstanceOf(TypeError);
+      expect((thrown as Error).message).toMatch(
+        /^createClient: options\.baseUrl must be an absolute http or https URL/,
+      );
+      expect((thrown as Error).message).not.toContain(baseUrl);
+    },
+  );
+
+  it.each(["http://127.0.0.1:4510", "https://idv.example.com/", "https://idv.example.com/gateway"])(
+    "takes the base URL %s",
+    (baseUrl) => {
+      expect(() => createClient({ ...BASE, baseUrl })).not.toThrow();
+    },
+  );
 });

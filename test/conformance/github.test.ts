@@ -13,6 +13,8 @@ import {
 } from "../../conformance/findings/github.js";
 import { createReporter } from "../../conformance/findings/reporters.js";
 import { CHECK_RULES } from "../../conformance/findings/rules.js";
+import { COVERAGE_VERSION, percentOf } from "../../conformance/coverage/report.js";
+import { coverageSummary } from "../../conformance/coverage/summary.js";
 import { tempDir } from "./support/cli.js";
 import { example } from "./support/exchanges.js";
 import { Capture, runMain, toHar, toHarEntry } from "./support/in-process.js";
@@ -110,6 +112,23 @@ describe("the job summary", () => {
     expect(md).toContain("| operations | 3 | 4 | 75.0 |");
   });
 
+  it("writes a percentage as the text and JSON reports do: cut to a tenth, never rounded up", () => {
+    // 57 / 230 is 24.78 %: the text and JSON reports say 24.7, so the job summary does too.
+    const md = jobSummary("t", summary, operations, checks, {
+      kinds: [{ kind: "operations", covered: 57, total: 230 }],
+    });
+    expect(percentOf(57, 230)).toBe(24.7);
+    expect(md).toContain("| operations | 57 | 230 | 24.7 |");
+    const kind = { total: 230, covered: 57, percent: percentOf(57, 230), seen: [], unseen: [] };
+    const text = coverageSummary({
+      version: COVERAGE_VERSION,
+      command: "check",
+      contract: { format: "openapi", title: "t", version: "1", digest: "" },
+      kinds: { operations: kind },
+    });
+    expect(text).toMatch(/operations +57\/230 +24\.7 %/);
+  });
+
   it("shows a contract's words as text, not as Markdown", () => {
     const md = jobSummary(
       "t",
@@ -182,12 +201,13 @@ describe("the job summary", () => {
     ]).finally(() => vi.unstubAllEnvs());
     expect(run.status).toBe(0);
     const report = JSON.parse(readFileSync(join(dir, "cov.json"), "utf8")) as {
-      kinds: Record<string, { covered: number; total: number }>;
+      kinds: Record<string, { covered: number; total: number; percent: number }>;
     };
     const operations = report.kinds.operations!;
     expect(operations.covered).toBe(1);
+    // The JSON report's own number, as written there.
     expect(readFileSync(file, "utf8")).toContain(
-      `| operations | 1 | ${operations.total} | ${((100 * 1) / operations.total).toFixed(1)} |`,
+      `| operations | 1 | ${operations.total} | ${operations.percent.toFixed(1)} |`,
     );
   });
 });

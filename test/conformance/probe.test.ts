@@ -131,6 +131,24 @@ describe("against the sandbox", () => {
     const received = report.results.filter((r) => r.path === "(event received)").length;
     expect(received).toBeGreaterThan(10);
     expect(JSON.parse(recording).log.entries.length).toBe(report.summary.requests - received);
+    // What `check` on the probe's recording says (docs/probe.md#the-recording): the negative and auth
+    // requests break the contract on purpose, so their exchanges fail on the request alone; every
+    // other exchange, and every answer, passes as it did live.
+    const checked = JSON.parse((await runInProcess(["check", har, "--format", "json"])).stdout) as {
+      summary: { entries: number; passed: number; failed: number };
+      entries: { violations?: { check: string }[] }[];
+    };
+    const sent = (phase: string) => report.results.filter((r) => r.phase === phase).length;
+    expect(checked.summary.failed).toBeGreaterThan(0);
+    expect(checked.summary.failed).toBeLessThanOrEqual(sent("negative") + sent("auth"));
+    expect(checked.summary.passed).toBeGreaterThanOrEqual(sent("examples") + sent("stateful") - received);
+    const broken = new Set(checked.entries.flatMap((e) => (e.violations ?? []).map((v) => v.check)));
+    expect([...broken].sort()).toEqual(
+      ["auth_headers_present", "request_body_schema", "request_content_type", "request_parameters"].filter(
+        (c) => broken.has(c),
+      ),
+    );
+    expect(broken.size).toBeGreaterThan(0);
     for (const text of [stdout, recording]) {
       expect(text).not.toContain(CREDENTIALS.apiKey);
       expect(text).not.toContain(CREDENTIALS.secret);
@@ -152,6 +170,14 @@ describe("against the sandbox", () => {
       warnings: 0,
     });
     expect(checked.status).toBe(0);
+    // The examples on a record whose example id names none here pass as a 404: counted apart.
+    const notFound = report.results.filter((r) => r.status === 404);
+    expect(notFound.length).toBeGreaterThan(0);
+    expect(report.notes).toContainEqual(
+      expect.stringMatching(
+        new RegExp(`^examples: ${notFound.length} of the ${report.summary.passed} passed were answered 404 `),
+      ),
+    );
     const recording = readFileSync(har, "utf8");
     // Every value had a stand-in judged as it was: nothing is withheld.
     expect(

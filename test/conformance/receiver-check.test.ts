@@ -1,9 +1,11 @@
 // `idv-conformance receiver`: the README's receiver passes every check; receivers with one fault
 // each fail exactly the check that names it.
+import { execFile } from "node:child_process";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
+import { promisify } from "node:util";
 import fc from "fast-check";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { createReceiver } from "../../examples/webhook-receiver.js";
 import type { ActiveResult } from "../../conformance/probe/active-report.js";
 import {
@@ -161,7 +163,7 @@ describe("the command line", () => {
     try {
       const { report, stdout } = await battery(receiver.url);
       const failed = report.results.find((r) => !r.ok);
-      expect(failed?.curl).toContain("Bearer $IDV_RECEIVER_TOKEN");
+      expect(failed?.curl).toContain("Bearer ${IDV_RECEIVER_AUTH#*:}");
       expect(stdout).not.toContain(TOKEN);
       expect(stdout).not.toContain(WORKFLOW_PATH);
       const text = await runInProcess([
@@ -177,6 +179,105 @@ describe("the command line", () => {
       await receiver.close();
     }
   }, 60_000);
+});
+
+describe("wrong credentials", () => {
+  it("say so in one line, not only as a failure per delivery", async () => {
+    const receiver = await startFixtureReceiver("none");
+    try {
+      const run = await runInProcess([
+        "receiver",
+        `${receiver.url}/idv/events`,
+        "--auth",
+        "bearer:not-the-token",
+        "--format",
+        "json",
+      ]);
+      const report = JSON.parse(run.stdout) as JsonReport;
+      expect(run.status).toBe(1);
+      expect(report.results.filter((r) => r.status === 401).length).toBeGreaterThanOrEqual(12);
+      expect(report.notes[0]).toBe(
+        "every delivery sent with the configured credentials answered 401: check IDV_RECEIVER_AUTH / --auth",
+      );
+      // In the text report too, once, and never the value given.
+      vi.stubEnv("IDV_RECEIVER_AUTH", "bearer:not-the-token");
+      const text = await runInProcess(["receiver", `${receiver.url}/idv/events`]);
+      vi.unstubAllEnvs();
+      expect(text.stdout.split("check IDV_RECEIVER_AUTH / --auth")).toHaveLength(2);
+      expect(text.stdout).not.toContain("not-the-token");
+    } finally {
+      await receiver.close();
+    }
+  }, 60_000);
+
+  it("are not hinted at when the receiver accepts them", async () => {
+    const receiver = await startFixtureReceiver("refuses-test-body");
+    try {
+      const { report } = await battery(receiver.url);
+      expect(report.notes.join("\n")).not.toContain("IDV_RECEIVER_AUTH");
+    } finally {
+      await receiver.close();
+    }
+  }, 60_000);
+});
+
+describe("the reproducers", () => {
+  afterEach(() => void vi.unstubAllEnvs());
+
+  /**
+   * A receiver that keeps each Authorization header, refuses every delivery with the right one (500)
+   * and acknowledges every other: each case fails, so each has a reproducer.
+   */
+  async function refusingEverything(right: string) {
+    const seen: string[] = [];
+    const server = createServer((req, res) => {
+      const auth = req.headers.authorization ?? "";
+      seen.push(auth);
+      req.resume().on("end", () => res.writeHead(auth === right ? 500 : 200).end());
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    return { seen, url, close: () => new Promise((resolve) => server.close(resolve)) };
+  }
+
+  it.each([
+    ["bearer:tok_repro_71f2", "Bearer tok_repro_71f2"],
+    [
+      "basic:probe-user:s3cret-pass-0b1c",
+      `Basic ${Buffer.from("probe-user:s3cret-pass-0b1c").toString("base64")}`,
+    ],
+  ])(
+    "send %s as the CLI reads it from IDV_RECEIVER_AUTH",
+    async (auth, header) => {
+      const receiver = await refusingEverything(header);
+      try {
+        vi.stubEnv("IDV_RECEIVER_AUTH", auth);
+        const run = await runInProcess(["receiver", `${receiver.url}/idv/events`, "--format", "json"]);
+        const report = JSON.parse(run.stdout) as JsonReport;
+        const right = report.results.find((r) => r.case.startsWith("example created"));
+        const wrong = report.results.find((r) => r.case === "wrong credentials");
+        expect(right?.curl).toMatch(/\$\{?IDV_RECEIVER_AUTH/);
+        expect(run.stdout).not.toContain(auth.slice(auth.indexOf(":") + 1));
+        // In a shell, asynchronously: the receiver answers from this process.
+        const replay = async (curl: string | undefined) => {
+          receiver.seen.length = 0;
+          await promisify(execFile)("bash", ["-c", curl ?? "false"], { env: process.env, timeout: 30_000 });
+          return [...receiver.seen];
+        };
+        expect(await replay(right?.curl)).toEqual([header]);
+        const [sent] = await replay(wrong?.curl);
+        expect(sent).not.toBe(header);
+        // A wrong password keeps the configured user name, read from the variable too.
+        if (auth.startsWith("basic:"))
+          expect(Buffer.from(sent?.slice("Basic ".length) ?? "", "base64").toString()).toMatch(
+            /^probe-user:wrong-[0-9a-f]+$/,
+          );
+      } finally {
+        await receiver.close();
+      }
+    },
+    60_000,
+  );
 });
 
 describe("against hostile receivers", () => {

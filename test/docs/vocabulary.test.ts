@@ -17,10 +17,8 @@ const NAMES = new Set([
   "IDV_BASE_URL", // the service's (or the sandbox's, or the proxy's) base URL
   "IDV_API_KEY", // the API key
   "IDV_API_SECRET", // the API secret
-  "IDV_RECEIVER_AUTH", // `receiver --auth`: bearer:TOKEN or basic:USER:PASS
-  "IDV_RECEIVER_TOKEN", // the receiver's bearer token, in reproducers and the receiver samples
-  "IDV_RECEIVER_USER", // the receiver's Basic user name, in reproducers
-  "IDV_RECEIVER_PASSWORD", // the receiver's Basic password, in reproducers
+  "IDV_RECEIVER_AUTH", // `receiver --auth` (bearer:TOKEN or basic:USER:PASS), which its reproducers read too
+  "IDV_RECEIVER_TOKEN", // the receiver's bearer token, in the receiver samples
   "IDV_RECEIVER_QUERY", // the receiver URL's query, which may hold its secret, in reproducers
   "IDV_WORKFLOW_URL", // the workflow case webhook URL, in reproducers
   "IDV_WORKFLOW_PATH", // its path, in the receiver samples

@@ -55,11 +55,13 @@ beforeAll(() => {
   stagedReadmeAfterPack = packed.stagedReadmeAfterPack;
   tarballBytes = statSync(packed.tarball).size;
   freshProject(app, "consumer", [packed.tarball]);
-  // An integrator's repository: the package and, from the registry only, its test runner and Prism.
+  // An integrator's repository: the package and, from the registry only, its test runner, Prism and
+  // msw (the optional peer the README's MSW block installs).
   freshProject(integrator, "integrator", [
     packed.tarball,
     `vitest@${devVersion("vitest")}`,
     `@stoplight/prism-cli@${devVersion("@stoplight/prism-cli")}`,
+    `msw@${devVersion("msw")}`,
   ]);
   mkdirSync(join(integrator, "test"));
   for (const file of ["vitest.config.ts", "global-setup.ts", "flow.test.ts"])
@@ -258,7 +260,7 @@ describe("what the package's users read", () => {
   });
 
   it("has TypeScript that compiles as written in a strict project (exactOptionalPropertyTypes, noUncheckedIndexedAccess)", () => {
-    expect(readmeSnippets().length).toBeGreaterThanOrEqual(4);
+    expect(readmeSnippets().length).toBeGreaterThanOrEqual(6);
     const run = spawnSync(
       process.execPath,
       [fromRoot("node_modules/typescript/bin/tsc"), "-p", join(integrator, "readme"), "--pretty", "false"],

@@ -4,6 +4,7 @@ import { spawn, spawnSync } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
+import { type AddressInfo, createServer as createNetServer } from "node:net";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { fromRoot } from "../../scripts/lib/paths.js";
@@ -164,7 +165,16 @@ describe("npm run sandbox", () => {
       ["--webhook-auth", `token:${CANARIES[0]}`, "--webhook-url", "http://x/"],
       /--webhook-auth must be bearer:TOKEN or basic:USER:PASS/,
     ],
-    [["--webhook-url", "ftp://x/"], /url must use http or https/],
+    [["--webhook-url", "ftp://x/"], /^idv-sandbox: --webhook-url must be an absolute http or https URL/],
+    [
+      ["--webhook-url", "localhost:3000"],
+      /^idv-sandbox: --webhook-url must be an absolute http or https URL/,
+    ],
+    [["--webhook-url", "127.0.0.1:3000/idv/events"], /^idv-sandbox: --webhook-url must be an absolute/],
+    [
+      ["--webhook-url", `http://u:${CANARIES[0]}@x/`],
+      /^idv-sandbox: --webhook-url must not carry credentials/,
+    ],
     [["--port", "99999"], /--port must be an integer/],
     [["--colour", "red"], /unknown flag --colour/],
     [["--port"], /--port needs a value/],
@@ -185,6 +195,32 @@ describe("npm run sandbox", () => {
     expect([blank, usage]).toEqual(["", "Usage: idv-sandbox [options]"]);
     expect(run.stdout).toBe("");
     expect(containsCanary(run.stderr)).toBe(false);
+  });
+
+  it("exits 2 when it cannot start, a port in use (named) as a host it cannot listen on", async () => {
+    const busy = createNetServer();
+    await new Promise<void>((resolve) => busy.listen(0, "127.0.0.1", resolve));
+    const port = (busy.address() as AddressInfo).port;
+    try {
+      const run = (args: string[]) =>
+        spawnSync(process.execPath, [...ARGS, ...args], {
+          cwd: fromRoot(),
+          env: cleanEnv(),
+          encoding: "utf8",
+          timeout: 20_000,
+        });
+      const inUse = run(["--port", String(port)]);
+      expect(inUse.stderr).toBe(
+        `sandbox: could not start: port ${port} is in use; pick another with --port (0 picks a free one)\n`,
+      );
+      expect(inUse.status).toBe(2);
+      // 192.0.2.1 (TEST-NET-1) is no address of this machine.
+      const host = run(["--port", "0", "--host", "192.0.2.1"]);
+      expect(host.stderr).toMatch(/^sandbox: could not start: /);
+      expect(host.status).toBe(2);
+    } finally {
+      await new Promise((resolve) => busy.close(resolve));
+    }
   });
 
   it("refuses IDV_API_KEY without IDV_API_SECRET, naming both and neither value", () => {

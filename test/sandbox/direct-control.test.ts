@@ -298,6 +298,7 @@ describe("createSandbox()'s control", () => {
       (c) => c.workflow.get(Number.NaN),
       (c) => c.addReceiver({ url: "ftp://x.example/" }),
       (c) => c.trigger("completed", { set: { "verification.status": 7 } }),
+      // @ts-expect-error an event the contract does not have: refused at run time too
       (c) => c.trigger("no_such_event"),
       (c) => c.trigger("completed", { set: { "verification.notes": "x".repeat(70 * 1024) } }),
       (c) => c.deliveries({ status: "nope" as "failed" }),

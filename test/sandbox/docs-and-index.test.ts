@@ -111,3 +111,34 @@ describe("GET /_sandbox", () => {
     expect(checker.checkExchange(exchangeFromHar(broken, 0)).ok).toBe(false);
   });
 });
+
+describe("the first addresses a person opens", () => {
+  const html = { accept: "text/html,application/xhtml+xml,*/*;q=0.8" };
+
+  it("sends a browser at / to the docs site, and says where things are to anything else", async () => {
+    const browser = await fetch(`${withDocs}/`, { headers: html, redirect: "manual" });
+    expect(browser.status).toBe(302);
+    expect(browser.headers.get("location")).toBe("/docs/");
+    expect(await (await fetch(`${withDocs}/`, { headers: html })).text()).toBe("<h1>Overview</h1>");
+    const script = await fetch(`${withDocs}/`);
+    expect(script.status).toBe(200);
+    expect(await script.json()).toMatchObject({ control: "/_sandbox", docs: "/docs/" });
+    // Without a docs site, a browser gets where things are too.
+    const bare = await fetch(`${withoutDocs}/`, { headers: html });
+    expect(bare.status).toBe(200);
+    expect(await bare.json()).toMatchObject({ control: "/_sandbox", docs: null });
+  });
+
+  it("answers /_sandbox/ (with its slash) with the control API's index", async () => {
+    const slash = await fetch(`${withDocs}/_sandbox/`, { redirect: "manual" });
+    expect(slash.status).toBe(301);
+    expect(slash.headers.get("location")).toBe("/_sandbox");
+    const followed = await fetch(`${withDocs}/_sandbox/`);
+    expect(followed.status).toBe(200);
+    expect(((await followed.json()) as { operations: unknown[] }).operations.length).toBeGreaterThan(5);
+  });
+
+  it("leaves / to the contract for any other method", async () => {
+    expect((await fetch(`${withDocs}/`, { method: "POST" })).status).toBe(404);
+  });
+});

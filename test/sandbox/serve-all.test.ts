@@ -2,7 +2,7 @@
 // SIGTERM reaches it), compiled: SIGTERM stops both servers and frees both ports.
 import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
-import { connect } from "node:net";
+import { type AddressInfo, connect, createServer } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fromRoot } from "../../scripts/lib/paths.js";
 import { compileToTemp } from "../support/compiled.js";
@@ -49,4 +49,35 @@ describe("npm start", () => {
     expect(await listening(sandboxPort)).toBe(false);
     expect(await listening(docsPort)).toBe(false);
   }, 45_000);
+
+  it.each([
+    ["SANDBOX_PORT", "sandbox"],
+    ["DOCS_PORT", "docs site"],
+  ])(
+    "says which port is in use and that %s moves it",
+    async (variable, what) => {
+      const start: string = JSON.parse(readFileSync(fromRoot("package.json"), "utf8")).scripts.start;
+      const serve = (start.split(" && ").at(-1) ?? "").replace("dist/", `${compiled}/`);
+      const busy = createServer();
+      await new Promise<void>((resolve) => busy.listen(0, "127.0.0.1", resolve));
+      const port = (busy.address() as AddressInfo).port;
+      try {
+        const child = spawn("sh", ["-c", serve], {
+          cwd: fromRoot(),
+          env: { ...process.env, SANDBOX_PORT: "0", DOCS_PORT: "0", [variable]: String(port) },
+          stdio: ["ignore", "pipe", "pipe"],
+        });
+        let err = "";
+        child.stderr.on("data", (c: Buffer) => (err += c.toString()));
+        const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
+        expect(code).toBe(1);
+        expect(err).toBe(
+          `npm start: could not serve: port ${port} (the ${what}) is in use; set ${variable} to another port (${variable}=0 picks a free one)\n`,
+        );
+      } finally {
+        await new Promise((resolve) => busy.close(resolve));
+      }
+    },
+    45_000,
+  );
 });

@@ -4,7 +4,12 @@
 // refused by the contract, or answered by receivers that fail.
 import fc from "fast-check";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
-import { createSandbox, SandboxControlError, type InProcessSandbox } from "../../sandbox/index.js";
+import {
+  createSandbox,
+  SandboxControlError,
+  type InProcessSandbox,
+  type SandboxTriggerEvent,
+} from "../../sandbox/index.js";
 import { startRecorder, startTestSandbox } from "../support/sandbox.js";
 
 /** In every value put into a payload: a line holding any part of the value around it holds it too. */
@@ -49,8 +54,8 @@ afterEach(() => vi.restoreAllMocks());
 
 /** Send each trigger; a refusal (the contract's 400) is an answer like any other. */
 async function sendAll(
-  trigger: (event: string, set: Record<string, unknown>) => Promise<unknown>,
-  list: { event: string; member: string; value: string }[],
+  trigger: (event: SandboxTriggerEvent, set: Record<string, unknown>) => Promise<unknown>,
+  list: { event: SandboxTriggerEvent; member: string; value: string }[],
 ): Promise<void> {
   for (const { event, member, value } of list) {
     try {
