@@ -1,7 +1,8 @@
 // npm run build:conformance: generate the validators as ajv standalone code, so that what users run
 // starts without ajv's compiler: generated/conformance-validators.js for the conformance suite, and
 // generated/webhook-validators.ts for the webhook helpers (compiled into the package with them); and
-// generated/coverage-index.js, what coverage reports count of the two contracts.
+// generated/coverage-index.js, what coverage reports count of the two contracts; and
+// generated/contract-sources.js, where each part of the two bundles is written in openapi/ and asyncapi/.
 // `--check` fails instead of writing when a committed file is stale.
 import { readFileSync } from "node:fs";
 import standaloneCode from "ajv/dist/standalone/index.js";
@@ -10,6 +11,7 @@ import { webhookChannels } from "../generated/webhook-events.js";
 import { contractDigest } from "../src/contract/precompiled.js";
 import { createSchemaValidator } from "../src/contract/schema-validator.js";
 import { commentHeader } from "./lib/generated-header.js";
+import { buildContractSourcesModule } from "./lib/contract-sources-module.js";
 import { buildCoverageIndexModule } from "./lib/coverage-index-module.js";
 import { fromRoot } from "./lib/paths.js";
 import { writeOrCheck } from "./lib/write-generated.js";
@@ -19,6 +21,7 @@ const SOURCE = "generated/openapi.json";
 const WEBHOOK_OUT = "generated/webhook-validators.ts";
 const WEBHOOK_SOURCE = "generated/asyncapi.json";
 const INDEX_OUT = "generated/coverage-index.js";
+const SOURCES_OUT = "generated/contract-sources.js";
 
 /** The module text: one standalone validator per schema pointer the checks use, and the contract's digest. */
 export function buildValidatorsModule(document: Json): string {
@@ -98,6 +101,10 @@ function main(): void {
       [OUT, buildValidatorsModule(document)],
       [WEBHOOK_OUT, buildWebhookValidatorsModule(asyncapi)],
       [INDEX_OUT, buildCoverageIndexModule(document, asyncapi, `${SOURCE} and ${WEBHOOK_SOURCE}`)],
+      [
+        SOURCES_OUT,
+        buildContractSourcesModule(document, asyncapi, `${SOURCE}, ${WEBHOOK_SOURCE} and their sources`),
+      ],
     ],
     process.argv.includes("--check"),
     "npm run build:conformance",
