@@ -152,10 +152,10 @@ export function detailPointer(
     if (f.check === "required_headers") return schemaMember(document, `${pointer}/headers`, f.pointer);
     return pointer;
   }
-  const operation = /^\/paths\/[^/]+\/(get|put|post|delete|options|head|patch|trace)(?=\/|$)/.exec(
-    pointer,
-  )?.[0];
-  if (operation === undefined || nodeAt(document, operation) === undefined) return pointer;
+  // The operation the entry matched (the part may be its path item's parameters, or the root's security).
+  if (r.operationId === null || !r.path.startsWith("/")) return pointer;
+  const operation = `/paths/${token(r.path)}/${r.method.toLowerCase()}`;
+  if (nodeAt(document, operation) === undefined) return pointer;
   switch (f.check) {
     case "request_body_schema":
       return f.in === "request.body" ? bodyMember(document, `${operation}/requestBody`, f.pointer) : pointer;
