@@ -6,12 +6,19 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
+import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
 import { buildIndependentCorpus } from "../../bench/corpus-independent.js";
 import { messageExamples } from "../../scripts/contract/asyncapi-validate.js";
 import { buildContractSourcesModule } from "../../scripts/lib/contract-sources-module.js";
 import { fromRoot } from "../../scripts/lib/paths.js";
-import { loadSourceTables, type SourceTable } from "../../conformance/findings/contract-source.js";
+import { schemaMember } from "../../conformance/findings/contract-detail.js";
+import {
+  loadSourceTables,
+  physicalPointer,
+  type SourceTable,
+  sourceLine,
+} from "../../conformance/findings/contract-source.js";
 import { loadAsyncApi, loadOpenApi, type Json } from "../support/contract.js";
 import { runMain } from "./support/in-process.js";
 
@@ -216,5 +223,50 @@ describe("generated/contract-sources.js", () => {
         expect(atKey || atItem || atFile, `${pointer} at ${table.files[file]}:${line}:${column}`).toBe(true);
       }
     }
+  });
+});
+
+describe("following a pointer through a contract", () => {
+  const table: SourceTable = {
+    sha256: "",
+    files: ["a.yaml"],
+    at: { "": [0, 1, 1], "/components": [0, 2, 1] },
+  };
+  // $refs in a cycle, to themselves, and members a prototype has.
+  const cyclic = {
+    components: {
+      a: { $ref: "#/components/b" },
+      b: { $ref: "#/components/a" },
+      c: { $ref: "#/components/c" },
+    },
+    paths: { "/x": { $ref: "#/components/a" } },
+  };
+
+  it("ends on cycles and any pointer, never leaving the table's files", () => {
+    const token = fc.oneof(
+      fc.constantFrom(
+        "components",
+        "a",
+        "b",
+        "c",
+        "paths",
+        "~1x",
+        "__proto__",
+        "constructor",
+        "0",
+        "$ref",
+        "properties",
+      ),
+      fc.string({ maxLength: 8 }),
+    );
+    fc.assert(
+      fc.property(fc.array(token, { maxLength: 12 }), (tokens) => {
+        const pointer = tokens.map((t) => `/${t}`).join("");
+        const found = sourceLine(table, cyclic, pointer);
+        expect(found === undefined || found.uri === "a.yaml").toBe(true);
+        expect(typeof physicalPointer(cyclic, pointer)).toBe("string");
+        expect(typeof schemaMember(cyclic, "/components/a", pointer)).toBe("string");
+      }),
+    );
   });
 });
