@@ -2,6 +2,7 @@
 // starts without ajv's compiler: generated/conformance-validators.js for the conformance suite, and
 // generated/webhook-validators.ts for the webhook helpers (compiled into the package with them); and
 // generated/coverage-index.js, what coverage reports count of the two contracts; and
+// generated/contract-sources.js, where each part of the two bundles is written in openapi/ and asyncapi/;
 // vectors/receiver.json, the receiver battery's cases as test vectors any language can run (from the
 // AsyncAPI contract and the battery's own case table: this is the one script that may import conformance/).
 // `--check` fails instead of writing when a committed file is stale; `--only vectors` (npm run
@@ -15,6 +16,7 @@ import { webhookChannels } from "../generated/webhook-events.js";
 import { contractDigest } from "../src/contract/precompiled.js";
 import { createSchemaValidator } from "../src/contract/schema-validator.js";
 import { commentHeader } from "./lib/generated-header.js";
+import { buildContractSourcesModule } from "./lib/contract-sources-module.js";
 import { buildCoverageIndexModule } from "./lib/coverage-index-module.js";
 import { fromRoot } from "./lib/paths.js";
 import { writeOrCheck } from "./lib/write-generated.js";
@@ -25,6 +27,7 @@ const WEBHOOK_OUT = "generated/webhook-validators.ts";
 const WEBHOOK_SOURCE = "generated/asyncapi.json";
 const INDEX_OUT = "generated/coverage-index.js";
 const VECTORS_OUT = "vectors/receiver.json";
+const SOURCES_OUT = "generated/contract-sources.js";
 
 /** The module text: one standalone validator per schema pointer the checks use, and the contract's digest. */
 export function buildValidatorsModule(document: Json): string {
@@ -108,6 +111,10 @@ function main(): void {
       [OUT, buildValidatorsModule(document)],
       [WEBHOOK_OUT, buildWebhookValidatorsModule(asyncapi)],
       [INDEX_OUT, buildCoverageIndexModule(document, asyncapi, `${SOURCE} and ${WEBHOOK_SOURCE}`)],
+      [
+        SOURCES_OUT,
+        buildContractSourcesModule(document, asyncapi, `${SOURCE}, ${WEBHOOK_SOURCE} and their sources`),
+      ],
       vectors,
     ];
   };

@@ -80,6 +80,8 @@ export class ExchangeChecker {
       warnings: findings.warnings,
     };
     if (file !== undefined) result.file = file;
+    const status = exchange.response?.status;
+    if (operation && typeof status === "number" && Number.isInteger(status)) result.status = status;
     if (exchange.line !== undefined) result.line = exchange.line;
     // Where the recording withheld a value, its stand-in's findings give way to the live ones.
     return exchange.withheld ? mergeWithheld(result, exchange.withheld, ctx.vocabulary) : result;

@@ -54,6 +54,11 @@ export interface EntryResult {
   path: string;
   /** The operation (or, for a delivery, the message) it matched; null when none. */
   operationId: string | null;
+  /**
+   * The recorded response's status, when an exchange matched an operation and has one: which
+   * documented response the response findings are about (a SARIF result points at it).
+   */
+  status?: number;
   ok: boolean;
   violations: Finding[];
   warnings: Finding[];

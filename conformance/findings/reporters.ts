@@ -1,6 +1,7 @@
 import type { Writable } from "node:stream";
 import type { EntryResult, Finding, Summary } from "./findings.js";
 import { bundledContractFile, type ContractFile } from "./contract-location.js";
+import { loadSourceTables, tableOf } from "./contract-source.js";
 import { type CoverageSummary, GithubReporter, stepSummaryFile } from "./github.js";
 import { Spool, write } from "./report-sink.js";
 import { SarifReporter } from "./sarif.js";
@@ -42,10 +43,10 @@ export async function createReporter(
   if (format === "junit") return new JunitReporter(await Spool.create(), title);
   if (format === "sarif") {
     const contract = options.contract ?? bundledContractFile("openapi");
-    return new SarifReporter(await Spool.create(), {
-      ...contract,
-      document: options.document ?? (await contractDocument(contract)),
-    });
+    const document = options.document ?? (await contractDocument(contract));
+    // The source lines of the bundled contract, for a contract of its digest (a --spec copy of it too).
+    const sources = tableOf((await loadSourceTables())[contract.kind], document);
+    return new SarifReporter(await Spool.create(), { ...contract, document }, sources);
   }
   if (format === "github") {
     const stepSummary = "stepSummary" in options ? options.stepSummary : stepSummaryFile();

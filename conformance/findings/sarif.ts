@@ -1,16 +1,23 @@
 // The SARIF 2.1.0 report: one result per finding, where code review shows them (GitHub code scanning,
-// IDEs). Each result points at the traffic file (the NDJSON line, or the HAR entry as a logical
-// location) and, as a related location, at the part of the contract it broke. Results are spooled, so
+// IDEs). Against the bundled contract (or one of the same digest), each result is placed on the
+// contract's own source line: the openapi/…yaml (or asyncapi/…yaml) file, line and column of the
+// schema member, parameter or response the traffic broke, relative to the repository root
+// (%SRCROOT%), with the exchange (the traffic file's line, or the HAR entry as a logical location) as
+// a related location. Against any other contract, results point at the traffic file and the contract's
+// part is a related location by JSON pointer, as a run's notification says. Results are spooled, so
 // memory stays flat whatever the number of entries; like every report, it quotes no recorded value.
 import { createHash } from "node:crypto";
 import { isAbsolute, sep } from "node:path";
 import type { Writable } from "node:stream";
 import { pathToFileURL } from "node:url";
+import { detailPointer } from "./contract-detail.js";
 import { type ContractFile, contractPointer } from "./contract-location.js";
+import { type SourceLine, type SourceTable, sourceLine } from "./contract-source.js";
 import type { EntryResult, Finding, Summary } from "./findings.js";
 import { Spool } from "./report-sink.js";
 import { CHECK_NAMES, CHECK_RULES } from "./rules.js";
 import { jsonText, shownText, wellFormed } from "./shown.js";
+import { toolVersion } from "./tool-version.js";
 
 /** The schema a SARIF 2.1.0 log names. */
 export const SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json";
@@ -24,6 +31,16 @@ const RESULTS = "\u0000results";
 
 /** The base a bundled contract's path is relative to. */
 const PACKAGE_BASE = "CONTRACT_PACKAGE_ROOT";
+
+/** The base the contract's split sources are relative to: the repository's root, as code scanning names it. */
+const SOURCE_BASE = "%SRCROOT%";
+
+/** Why results are not on source lines, when they are not. */
+const NO_SOURCES = {
+  spec: "The contract given by --spec is not the bundled one: results point at the traffic file, and at the contract's part by JSON pointer (relatedLocations), not at source lines.",
+  table:
+    "The table of the bundled contract's source lines (generated/contract-sources.js) could not be read: results point at the traffic file, and at the contract's part by JSON pointer.",
+} as const;
 
 /**
  * A file name as given on the command line, as a URI reference: relative names stay relative (to the
@@ -61,9 +78,14 @@ function rules() {
 export class SarifReporter {
   private first = true;
 
+  /**
+   * `sources`: the source lines of the contract (the bundled one, or one of its digest); without them,
+   * results point at the traffic file.
+   */
   constructor(
     private readonly spool: Spool,
     private readonly contract: ContractFile & { document?: unknown },
+    private readonly sources?: SourceTable,
   ) {}
 
   add(r: EntryResult) {
@@ -83,8 +105,14 @@ export class SarifReporter {
       version: "2.1.0",
       runs: [
         {
-          tool: { driver: { name: "idv-conformance", informationUri: INFORMATION_URI, rules: rules() } },
+          tool: { driver: driver() },
+          ...this.invocations(),
           originalUriBaseIds: {
+            [SOURCE_BASE]: {
+              description: {
+                text: "The root of the contract's repository, where its split sources (openapi/, asyncapi/) are.",
+              },
+            },
             [PACKAGE_BASE]: { description: { text: "The root of the installed idv-contract package." } },
           },
           results: RESULTS,
@@ -101,15 +129,32 @@ export class SarifReporter {
     return this.spool.discard();
   }
 
-  private result(r: EntryResult, f: Finding, level: "error" | "warning") {
-    const uri = fileUri(r.file);
-    const where = r.line === undefined ? `entry ${r.index}` : `line ${r.line}`;
-    const entry = {
-      name: where,
-      fullyQualifiedName: r.line === undefined ? `log.entries[${r.index}]` : `line ${r.line}`,
-      kind: "element",
+  /** Why results are not on source lines, as a run's notification, when they are not. */
+  private invocations() {
+    if (this.sources) return {};
+    const text = this.contract.bundled ? NO_SOURCES.table : NO_SOURCES.spec;
+    return {
+      invocations: [
+        { executionSuccessful: true, toolConfigurationNotifications: [{ level: "note", message: { text } }] },
+      ],
     };
-    const related = this.related(r, f);
+  }
+
+  private result(r: EntryResult, f: Finding, level: "error" | "warning") {
+    const where = r.line === undefined ? `entry ${r.index}` : `line ${r.line}`;
+    const exchange = exchangeLocation(r, where);
+    const part = this.part(r, f);
+    const source = part && this.sources ? sourceLine(this.sources, this.contract.document, part) : undefined;
+    const contract = part === undefined ? undefined : this.contractLocation(part);
+    // On the source line, the exchange and the bundle's part are related; else the exchange is the place.
+    const related = source
+      ? [
+          { id: 1, ...exchange, message: { text: `the exchange, ${where}` } },
+          ...(contract ? [{ id: 2, ...contract }] : []),
+        ]
+      : contract
+        ? [{ id: 1, ...contract }]
+        : [];
     return {
       ruleId: f.check,
       ruleIndex: CHECK_NAMES.indexOf(f.check),
@@ -119,20 +164,8 @@ export class SarifReporter {
           `${where}${r.method ? ` ${r.method}` : ""}${r.path ? ` ${r.path}` : ""}: ${f.in} ${f.pointer || "/"}: ${f.message}`,
         ),
       },
-      locations: [
-        {
-          ...(uri === undefined
-            ? {}
-            : {
-                physicalLocation: {
-                  artifactLocation: { uri },
-                  ...(r.line === undefined ? {} : { region: { startLine: r.line } }),
-                },
-              }),
-          logicalLocations: [entry],
-        },
-      ],
-      ...(related ? { relatedLocations: [related] } : {}),
+      locations: [source ? sourceLocation(source, part ?? "") : exchange],
+      ...(related.length > 0 ? { relatedLocations: related } : {}),
       partialFingerprints: {
         "idvFinding/v1": fingerprint([r.file ?? "-", where, f.check, f.in, f.pointer]),
       },
@@ -140,12 +173,17 @@ export class SarifReporter {
     };
   }
 
-  /** The contract location a finding broke, as a related location. */
-  private related(r: EntryResult, f: Finding) {
-    const pointer = contractPointer(this.contract.kind, r, f, this.contract.document);
-    if (pointer === undefined) return undefined;
+  /** The contract part a finding broke, as a JSON pointer into the contract (undefined: none). */
+  private part(r: EntryResult, f: Finding): string | undefined {
+    const { kind, document } = this.contract;
+    const pointer = contractPointer(kind, r, f, document);
+    if (pointer === undefined || document === undefined) return pointer;
+    return detailPointer(kind, document, pointer, r, f);
+  }
+
+  /** The contract's part in the contract file itself, by JSON pointer. */
+  private contractLocation(pointer: string) {
     return {
-      id: 1,
       physicalLocation: {
         artifactLocation: this.contract.bundled
           ? { uri: this.contract.uri, uriBaseId: PACKAGE_BASE }
@@ -156,6 +194,50 @@ export class SarifReporter {
       properties: { jsonPointer: pointer },
     };
   }
+}
+
+/** The tool, as tool.driver names it: its version, where it is explained, its rules. */
+function driver() {
+  const version = toolVersion();
+  return {
+    name: "idv-conformance",
+    ...(version === undefined ? {} : { version, semanticVersion: version }),
+    informationUri: INFORMATION_URI,
+    rules: rules(),
+  };
+}
+
+/** Where an exchange is: the traffic file's line (NDJSON), or the HAR entry as a logical location. */
+function exchangeLocation(r: EntryResult, where: string) {
+  const uri = fileUri(r.file);
+  return {
+    ...(uri === undefined
+      ? {}
+      : {
+          physicalLocation: {
+            artifactLocation: { uri },
+            ...(r.line === undefined ? {} : { region: { startLine: r.line } }),
+          },
+        }),
+    logicalLocations: [
+      {
+        name: where,
+        fullyQualifiedName: r.line === undefined ? `log.entries[${r.index}]` : `line ${r.line}`,
+        kind: "element",
+      },
+    ],
+  };
+}
+
+/** A source line of the contract, relative to the repository root, with the part's pointer. */
+function sourceLocation(source: SourceLine, pointer: string) {
+  return {
+    physicalLocation: {
+      artifactLocation: { uri: fileUri(source.uri) as string, uriBaseId: SOURCE_BASE },
+      region: { startLine: source.line, startColumn: source.column },
+    },
+    logicalLocations: [{ fullyQualifiedName: pointer || "/", kind: "object" }],
+  };
 }
 
 /** A stable digest of where a finding is, so code scanning tracks it from run to run. */

@@ -50,6 +50,9 @@ export const STEPS: BuildStep[] = [
     inputs: [
       ...COMMON,
       "conformance",
+      // The split sources, for where each part of the bundles is written (contract-sources.js).
+      "openapi",
+      "asyncapi",
       "generated/openapi.json",
       "generated/asyncapi.json",
       "generated/webhook-events.ts",
@@ -63,6 +66,7 @@ export const STEPS: BuildStep[] = [
       "generated/webhook-validators.ts",
       "generated/coverage-index.js",
       "vectors/receiver.json",
+      "generated/contract-sources.js",
     ],
   },
   {

@@ -24,6 +24,8 @@ const WHAT: Record<string, string> = {
   "webhook-validators.ts": "The webhook helpers' payload validators as ajv standalone code.",
   "coverage-index.js":
     "What coverage reports count of each bundled contract, and its `x-gap` locations, for a short `--coverage` run.",
+  "contract-sources.js":
+    "Where each part of the two bundles is written in `openapi/` and `asyncapi/` (file, line, column), for SARIF results on the contract's own lines.",
   "README.md": "This map.",
 };
 

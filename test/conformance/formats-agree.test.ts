@@ -81,7 +81,10 @@ const parsers: Record<string, (out: string) => string[]> = {
   },
   sarif(out) {
     return JSON.parse(out).runs[0].results.map((r: Json) => {
-      const location = r.locations[0];
+      // The exchange: the result's place, or (on the contract's source line) a related location.
+      const location = [r.locations[0], ...(r.relatedLocations ?? [])].find(
+        (l: Json) => l.logicalLocations?.[0]?.kind === "element",
+      );
       const file = decodeURIComponent(location.physicalLocation.artifactLocation.uri);
       const where = location.logicalLocations[0].name;
       const message = r.message.text.slice(

@@ -112,11 +112,14 @@ describe("idv-conformance proxy reports for CI", () => {
     expect(log.version).toBe("2.1.0");
     const results = log.runs[0].results;
     const result = results.find((r: { ruleId: string }) => r.ruleId === "auth_headers_present");
-    expect(result.locations[0].physicalLocation).toBeUndefined();
-    expect(result.locations[0].logicalLocations[0].name).toBe("entry 1");
-    expect(result.relatedLocations[0].properties.jsonPointer).toBe(
-      "/paths/~1api~1v4~1pep_checks/post/security",
+    // On the contract's source line; the live exchange, which no file holds, a related logical location.
+    expect(result.locations[0].physicalLocation.artifactLocation.uri).toBe(
+      "openapi/paths/api_v4_pep_checks.yaml",
     );
+    const [exchange, contract] = result.relatedLocations;
+    expect(exchange.physicalLocation).toBeUndefined();
+    expect(exchange.logicalLocations[0].name).toBe("entry 1");
+    expect(contract.properties.jsonPointer).toBe("/paths/~1api~1v4~1pep_checks/post/security");
   });
 
   it("--format text --out FILE: the grouped text report in the file; exit 0 when all conformed", async () => {

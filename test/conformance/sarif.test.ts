@@ -9,6 +9,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { buildIndependentCorpus } from "../../bench/corpus-independent.js";
 import { main } from "../../conformance/cli.js";
 import { contractPointer } from "../../conformance/findings/contract-location.js";
+import { physicalPointer } from "../../conformance/findings/contract-source.js";
 import type { EntryResult, Finding } from "../../conformance/findings/findings.js";
 import { CHECK_NAMES } from "../../conformance/findings/rules.js";
 import { fileUri } from "../../conformance/findings/sarif.js";
@@ -84,20 +85,25 @@ describe("--format sarif", () => {
     for (const r of rules) expect(r.shortDescription.text && r.help.text && r.helpUri).toBeTruthy();
     for (const result of results) {
       expect(rules[result.ruleIndex].id).toBe(result.ruleId);
+      // On the contract's source line; the exchange, the traffic file's line, is related.
       const physical = result.locations[0].physicalLocation;
-      expect(physical.artifactLocation.uri).toBe(fileUri(file));
+      expect(physical.artifactLocation.uri).toMatch(/^openapi\//);
       expect(physical.region.startLine).toBeGreaterThan(0);
+      const traffic = result.relatedLocations[0].physicalLocation;
+      expect(traffic.artifactLocation.uri).toBe(fileUri(file));
+      expect(traffic.region.startLine).toBeGreaterThan(0);
     }
   });
 
   it("points at a part of the bundled contract that exists", async () => {
     const log = JSON.parse((await run(["check", corpus, "--format", "sarif"])).out);
     const pointers = log.runs[0].results.flatMap((r: Json) =>
-      (r.relatedLocations ?? []).map((l: Json) => l.properties.jsonPointer),
+      (r.relatedLocations ?? []).flatMap((l: Json) => l.properties?.jsonPointer ?? []),
     );
     expect(pointers.some((p: string) => p.startsWith("/paths/~1"))).toBe(true);
-    for (const p of pointers) expect(at(doc, p), p).toBeDefined();
-    const related = log.runs[0].results.find((r: Json) => r.relatedLocations).relatedLocations[0];
+    // A pointer may pass through the bundle's $refs (a request schema's member): followed, it exists.
+    for (const p of pointers) expect(at(doc, physicalPointer(doc, p)), p).toBeDefined();
+    const related = log.runs[0].results.find((r: Json) => r.relatedLocations).relatedLocations[1];
     expect(related.physicalLocation.artifactLocation).toEqual({
       uri: "generated/openapi.json",
       uriBaseId: "CONTRACT_PACKAGE_ROOT",
@@ -142,8 +148,9 @@ describe("--format sarif", () => {
     };
     const file = join(dir, "one entry.har");
     writeFileSync(file, JSON.stringify(har));
+    // Another contract than the bundled one (a copy of it would be placed on its source lines).
     const spec = join(dir, "contract.json");
-    writeFileSync(spec, JSON.stringify(doc));
+    writeFileSync(spec, JSON.stringify({ ...doc, info: { ...doc.info, title: "Another" } }));
     const log = JSON.parse((await run(["check", file, "--spec", spec, "--format", "sarif"])).out);
     expect(validate(log)).toBe(true);
     const [result] = log.runs[0].results;
@@ -227,11 +234,14 @@ describe("--format sarif", () => {
     writeFileSync(file, `${lines.join("\n")}\n`);
     const log = JSON.parse((await run(["webhooks", file, "--format", "sarif"])).out);
     expect(validate(log)).toBe(true);
-    const related = log.runs[0].results.flatMap((r: Json) => r.relatedLocations ?? []);
+    const related = log.runs[0].results.flatMap((r: Json) =>
+      (r.relatedLocations ?? []).filter((l: Json) => l.properties?.jsonPointer !== undefined),
+    );
     expect(related.length).toBeGreaterThan(0);
     expect(related[0].physicalLocation.artifactLocation.uri).toBe("generated/asyncapi.json");
     const pointers = related.map((l: Json) => l.properties.jsonPointer);
-    expect(pointers.some((p: string) => /^\/channels\/[^/]+\/messages\/[^/]+$/.test(p))).toBe(true);
-    for (const p of pointers) expect(at(asyncapi, p), p).toBeDefined();
+    // The message, and below it the payload member the delivery broke.
+    expect(pointers.some((p: string) => /^\/channels\/[^/]+\/messages\/[^/]+\/payload\//.test(p))).toBe(true);
+    for (const p of pointers) expect(at(asyncapi, physicalPointer(asyncapi, p)), p).toBeDefined();
   });
 });
