@@ -5,11 +5,10 @@
 // the answer listed as still in flight. Writes its section of docs/benchmarks.md.
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
-import { copyFileSync, readdirSync, rmSync } from "node:fs";
 import { median, writeBenchSection } from "../scripts/lib/benchmarks-md.js";
-import { fromRoot, ROOT } from "../scripts/lib/paths.js";
-import { QUIET_ENV, runTool } from "../scripts/lib/run-tool.js";
-import { freePort, stop } from "./processes.js";
+import { ROOT } from "../scripts/lib/paths.js";
+import { QUIET_ENV } from "../scripts/lib/run-tool.js";
+import { compilePackageTo, freePort, stop } from "./processes.js";
 
 const ROUNDS = Number(process.env.SANDBOX_BENCH_RECEIVER_ROUNDS ?? 3);
 const KEY = "bench-key";
@@ -18,11 +17,7 @@ const SECRET = "bench-secret";
 const DEADLINE_MS = 10_000;
 
 const OUT = "build/bench-sandbox-receivers";
-rmSync(fromRoot(OUT), { recursive: true, force: true });
-const tsc = runTool("tsc", ["-p", "tsconfig.build.json", "--outDir", OUT]);
-if (tsc.status !== 0) throw new Error(`tsc failed:\n${tsc.stdout}${tsc.stderr}`);
-for (const file of readdirSync(fromRoot("generated")).filter((f) => f.endsWith(".js")))
-  copyFileSync(fromRoot("generated", file), fromRoot(OUT, "generated", file));
+compilePackageTo(OUT);
 
 /** Receivers in one process: /hang never answers, /ok 204 at once, /slow 200 after 100 ms, /fail 500. */
 async function startReceivers(): Promise<{ url: string; child: ChildProcess }> {

@@ -5,15 +5,15 @@
 // (createSandbox) beside the same over loopback (startSandbox). Writes its section of docs/benchmarks.md.
 import { type ChildProcess, spawn } from "node:child_process";
 import { createHmac } from "node:crypto";
-import { copyFileSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { once } from "node:events";
 import autocannon from "autocannon";
 import { median, writeBenchSection } from "../scripts/lib/benchmarks-md.js";
 import { fromRoot, ROOT } from "../scripts/lib/paths.js";
-import { freePort, stop } from "./processes.js";
+import { compilePackageTo, freePort, stop } from "./processes.js";
 import { measureInProcess } from "./sandbox-in-process.js";
 import { measureOnNodeLines } from "./sandbox-node-lines.js";
-import { QUIET_ENV, runTool } from "../scripts/lib/run-tool.js";
+import { QUIET_ENV } from "../scripts/lib/run-tool.js";
 
 const STARTS = Number(process.env.SANDBOX_BENCH_STARTS ?? 7);
 const ROUNDS = Number(process.env.SANDBOX_BENCH_ROUNDS ?? 5);
@@ -39,11 +39,7 @@ const SECRET = "bench-secret";
 // The package's own build (tsconfig.build.json, as `npm run build` compiles it), into a folder of the
 // benchmark's own: dist/ is rebuilt by other commands, and a run must not lose its server midway.
 const OUT = "build/bench-sandbox";
-rmSync(fromRoot(OUT), { recursive: true, force: true });
-const tsc = runTool("tsc", ["-p", "tsconfig.build.json", "--outDir", OUT]);
-if (tsc.status !== 0) throw new Error(`tsc failed:\n${tsc.stdout}${tsc.stderr}`);
-for (const file of readdirSync(fromRoot("generated")).filter((f) => f.endsWith(".js")))
-  copyFileSync(fromRoot("generated", file), fromRoot(OUT, "generated", file));
+compilePackageTo(OUT);
 
 // The request body is the contract's own example of the operation, not one written for the sandbox.
 const contract = JSON.parse(readFileSync(fromRoot("generated/openapi.json"), "utf8"));
