@@ -3,10 +3,12 @@
 // (.exe on Windows), and SHA256SUMS. Each runs one script bundled by esbuild from the sources; the
 // contracts and the precompiled validators are in that script, the docs site and the worker threads'
 // scripts are the executable's assets. A platform whose Node binary cannot be had is skipped, saying
-// why. By default every platform of PLATFORMS; --platform picks some.
+// why. By default every platform of PLATFORMS; --platform picks some; --out DIR writes elsewhere
+// (the tests: dist/ is rebuilt by other test files while they run).
 import { createHash } from "node:crypto";
-import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { join, relative } from "node:path";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, relative, resolve } from "node:path";
 import { buildSite, DEFAULT_BUILD } from "./docs/build-site.js";
 import { bundle } from "./binaries/bundle.js";
 import { HERE, nodeBinary, PLATFORMS, type Platform } from "./binaries/node-binaries.js";
@@ -15,8 +17,11 @@ import { fromRoot } from "./lib/paths.js";
 
 /** The most an executable may weigh (the issue's bound): Node itself is most of it. */
 const MAX_BYTES = 150 * 1024 * 1024;
-const OUT = fromRoot("dist/binaries");
-const STAGE = fromRoot("dist/.binaries-build");
+const argv = process.argv.slice(2);
+const outAt = argv.indexOf("--out");
+const OUT = outAt >= 0 && argv[outAt + 1] ? resolve(argv[outAt + 1]!) : fromRoot("dist/binaries");
+const STAGE = mkdtempSync(join(tmpdir(), "idv-binaries-"));
+process.on("exit", () => rmSync(STAGE, { recursive: true, force: true }));
 const CACHE = fromRoot("node_modules/.cache/idv-node-binaries");
 const VERSION = process.versions.node;
 
@@ -45,11 +50,9 @@ function assetsOf(folder: string, prefix: string): Record<string, string> {
   return assets;
 }
 
-const platforms = chosenPlatforms(process.argv.slice(2));
+const platforms = chosenPlatforms(argv);
 rmSync(OUT, { recursive: true, force: true });
-rmSync(STAGE, { recursive: true, force: true });
 mkdirSync(OUT, { recursive: true });
-mkdirSync(STAGE, { recursive: true });
 
 await buildSite({ ...DEFAULT_BUILD, outDir: join(STAGE, "site"), root: "/docs/" });
 const script = (name: string): string => join(STAGE, `${name}.cjs`);
@@ -98,7 +101,7 @@ for (const platform of platforms) {
     const { size } = statSync(output);
     if (size > MAX_BYTES) throw new Error(`${name} is ${size} bytes, over ${MAX_BYTES}`);
     built.push(name);
-    console.log(`built dist/binaries/${name} (${(size / 1024 / 1024).toFixed(1)} MiB, Node ${VERSION})`);
+    console.log(`built ${relative(process.cwd(), output)} (${(size / 1024 / 1024).toFixed(1)} MiB, Node ${VERSION})`);
   }
 }
 const sums = built.map(
@@ -108,5 +111,4 @@ const sums = built.map(
       .digest("hex")}  ${name}\n`,
 );
 writeFileSync(join(OUT, "SHA256SUMS"), sums.join(""));
-rmSync(STAGE, { recursive: true, force: true });
-console.log(`wrote dist/binaries/SHA256SUMS (${built.length} executables)`);
+console.log(`wrote ${relative(process.cwd(), join(OUT, "SHA256SUMS"))} (${built.length} executables)`);

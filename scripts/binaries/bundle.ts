@@ -4,6 +4,8 @@
 // - `createRequire(import.meta.url)`: the plain `require` of the bundle, whose calls esbuild follows;
 // - `import(new URL("…/generated/x.js", import.meta.url).href)` (the generated validators and
 //   coverage index): a literal `import("…/generated/x.js")`;
+// - `import("node:os")`: a single executable's main script has no dynamic import, so a builtin
+//   loaded when needed is required then instead;
 // - `import.meta.url`, which CommonJS lacks: the module's place under the bundle's root
 //   (bundle-root.ts), where its worker threads' scripts are assets.
 import { readFile } from "node:fs/promises";
@@ -18,6 +20,7 @@ export interface BundleJob {
 }
 
 const GENERATED_IMPORT = /import\(\s*new URL\(\s*("[^"]+\.js"),\s*import\.meta\.url\s*\)\.href\s*\)/g;
+const BUILTIN_IMPORT = /\bimport\(\s*("node:[\w/]+")\s*\)/g;
 const CREATE_REQUIRE = /const require = createRequire\(import\.meta\.url\);/g;
 
 /** The source of one of our modules, made static for the bundle (see the head of this file). */
@@ -26,6 +29,7 @@ export function staticSource(source: string, path: string): string {
   return source
     .replace(CREATE_REQUIRE, "")
     .replace(GENERATED_IMPORT, "import($1)")
+    .replace(BUILTIN_IMPORT, "Promise.resolve().then(() => require($1))")
     .replaceAll("import.meta.url", `(__idvBundleRoot + ${JSON.stringify(place)})`);
 }
 
