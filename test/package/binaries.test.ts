@@ -136,6 +136,37 @@ describe("idv-sandbox-linux-x64", () => {
   });
 });
 
+describe("idv-sandbox-linux-x64 deliveries", () => {
+  it("delivers a triggered event to a receiver from its delivery thread (a worker script among its assets)", async () => {
+    const receiver = await tinyReceiver("t0ken");
+    const hook = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+    const args = ["--port", "0", "--key", KEY, "--secret", SECRET, "--webhook-url", hook];
+    const sandbox = await startSandbox(
+      binaries["idv-sandbox"],
+      [...args, "--webhook-auth", "bearer:t0ken"],
+      env,
+    );
+    try {
+      const { url } = sandbox.first;
+      const trigger = await runAsync(binaries["idv-sandbox"], ["trigger", "created", "--url", url], env);
+      expect(trigger.code).toBe(0);
+      // Delivered from the other thread: asked until it says so, before a deadline that fails the test.
+      let status: unknown;
+      for (const deadline = Date.now() + 20_000; status !== "delivered" && Date.now() < deadline;) {
+        const listed = (await (await fetch(`${url}/_sandbox/deliveries`)).json()) as {
+          deliveries: { status: string }[];
+        };
+        status = listed.deliveries[0]?.status;
+        if (status !== "delivered") await new Promise((r) => setTimeout(r, 100));
+      }
+      expect(status).toBe("delivered");
+    } finally {
+      expect(await stop(sandbox.child)).toBe(0);
+      receiver.close();
+    }
+  });
+});
+
 /** The members of a JSON value, recursively, without their values. */
 function shape(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(shape);
@@ -161,6 +192,14 @@ describe("idv-conformance-linux-x64", () => {
     expect(runToEnd(binaries["idv-conformance"], ["check", junk], env)).toEqual(
       runToEnd(node!, [script!, "check", junk], env),
     );
+  });
+
+  it("checks files in worker threads (--jobs 2) as the npm bin does", async () => {
+    const [node, script] = npmBin("idv-conformance");
+    const files = ["conforming.har", "truncated.har"].map((f) => fromRoot("test/conformance/fixtures", f));
+    const args = ["check", "--jobs", "2", ...files];
+    const expected = await runAsync(node!, [script!, ...args], env);
+    expect(await runAsync(binaries["idv-conformance"], args, env)).toEqual(expected);
   });
 
   it(
