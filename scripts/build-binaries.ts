@@ -101,7 +101,9 @@ for (const platform of platforms) {
     const { size } = statSync(output);
     if (size > MAX_BYTES) throw new Error(`${name} is ${size} bytes, over ${MAX_BYTES}`);
     built.push(name);
-    console.log(`built ${relative(process.cwd(), output)} (${(size / 1024 / 1024).toFixed(1)} MiB, Node ${VERSION})`);
+    console.log(
+      `built ${relative(process.cwd(), output)} (${(size / 1024 / 1024).toFixed(1)} MiB, Node ${VERSION})`,
+    );
   }
 }
 const sums = built.map(
