@@ -5,6 +5,8 @@
 // not, 2 when the input or the command line cannot be used.
 import { realpathSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import { isMainThread } from "node:worker_threads";
+import { inSingleExecutable } from "../src/single-executable.js";
 import { InputError } from "./traffic/input-error.js";
 import { shownText } from "./findings/shown.js";
 import { type CliIo, PROGRAM, shownWord } from "./run/command.js";
@@ -89,8 +91,12 @@ export async function main(
   }
 }
 
-/** Whether this module is the program being run (not imported, e.g. by a test calling main). */
+/**
+ * Whether this module is the program being run (not imported, e.g. by a test calling main). The
+ * single executable idv-conformance is this module, whatever its argv says (not its worker threads).
+ */
 function isEntryPoint(): boolean {
+  if (inSingleExecutable()) return isMainThread;
   const script = process.argv[1];
   if (!script) return false;
   try {

@@ -212,6 +212,13 @@ class DeliveryChecker {
   }
 }
 
+/** The coverage hook of a run that asked for coverage, once the generated index is read. */
+async function webhookCoverage(model: AsyncApiModel, seen: SeenLocations): Promise<WebhookCoverage> {
+  const { WebhookCoverage: Coverage, coverageIndexRead } = await import("../coverage/webhook-coverage.js");
+  await coverageIndexRead;
+  return new Coverage(model, seen);
+}
+
 /**
  * Create a webhook checker for an AsyncAPI document (the bundled one by default) or a file; with
  * `coverage`, what each delivery reaches of the contract is recorded there.
@@ -223,9 +230,7 @@ export async function createWebhookChecker(
   const model = new AsyncApiModel(document);
   const seen = options.coverage;
   // Loaded only when coverage is asked for: a plain check does not pay for it.
-  const coverage = seen
-    ? new (await import("../coverage/webhook-coverage.js")).WebhookCoverage(model, seen)
-    : undefined;
+  const coverage = seen ? await webhookCoverage(model, seen) : undefined;
   const checker = new DeliveryChecker(model, coverage);
   return {
     checkDelivery: (delivery, file) => checker.check(delivery, file),

@@ -14,8 +14,11 @@ import { httpGapLocations } from "./gaps.js";
 import { httpBuilt } from "./built.js";
 import { loadCoverageIndex } from "./coverage-index.js";
 
-// Read before any hook is made: with it, hooks on the bundled contract do not search it for gaps.
-await loadCoverageIndex();
+/**
+ * Read the generated coverage index: awaited before any hook is made (with it, hooks on the bundled
+ * contract do not search it for gaps). Not a top-level await: the single executables are CommonJS.
+ */
+export const coverageIndexRead: Promise<void> = loadCoverageIndex();
 
 /** Which kind a schema walk's members count as. */
 type Side = "request" | "response";

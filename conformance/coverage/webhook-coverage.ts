@@ -7,8 +7,11 @@ import { webhookGapLocations } from "./gaps.js";
 import { webhookBuilt } from "./built.js";
 import { loadCoverageIndex } from "./coverage-index.js";
 
-// Read before any hook is made: with it, hooks on the bundled contract do not search it for gaps.
-await loadCoverageIndex();
+/**
+ * Read the generated coverage index: awaited before any hook is made (with it, hooks on the bundled
+ * contract do not search it for gaps). Not a top-level await: the single executables are CommonJS.
+ */
+export const coverageIndexRead: Promise<void> = loadCoverageIndex();
 
 /** Records what each checked delivery reached of an AsyncAPI contract. */
 export class WebhookCoverage {

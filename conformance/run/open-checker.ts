@@ -82,15 +82,17 @@ export function checkerFor(
 }
 
 /** Open a checker: build-time validators when they were generated from this contract, ajv otherwise. */
+/** The coverage hook of a run that asked for coverage, once the generated index is read. */
+async function httpCoverage(seen: SeenLocations): Promise<(model: ContractModel) => HttpCoverage> {
+  const { HttpCoverage: Coverage, coverageIndexRead } = await import("../coverage/http-coverage.js");
+  await coverageIndexRead;
+  return (model) => new Coverage(model, seen);
+}
+
 export async function openConformanceChecker(options: ConformanceOptions = {}): Promise<ConformanceChecker> {
   const document = options.spec ?? bundledContract();
   const seen = options.coverage;
   // Loaded only when coverage is asked for: a plain check does not pay for it.
-  const coverage = seen
-    ? (
-        (Coverage) => (model: ContractModel) =>
-          new Coverage(model, seen)
-      )((await import("../coverage/http-coverage.js")).HttpCoverage)
-    : undefined;
+  const coverage = seen ? await httpCoverage(seen) : undefined;
   return checkerFor(document, await openSchemaCompiler(document), options.basePaths, coverage);
 }

@@ -4,12 +4,28 @@ import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { createSafeServer, type Listening, listen } from "../../src/server/index.js";
 import { nodeRequest, sendServed } from "../../src/server/node-adapter.js";
-import { staticFiles } from "../../src/server/static-files.js";
+import { filesByKey, staticFiles } from "../../src/server/static-files.js";
+import type { SafeHandler } from "../../src/server/handler.js";
+import { bundleRoot, executableAsset, inSingleExecutable } from "../../src/single-executable.js";
 import { DOCS_PREFIX, errorBody, sandboxApp } from "./app.js";
 import type { Sandbox } from "../sandbox.js";
 
 /** The docs site the package ships beside the compiled sandbox (dist/site, built by `npm run build`). */
 const SHIPPED_SITE = fileURLToPath(new URL("../../site/", import.meta.url));
+
+/** The docs site shipped with this sandbox: dist/site beside it, or a single executable's `site/` assets. */
+function shippedDocs(): SafeHandler | undefined {
+  if (inSingleExecutable()) {
+    if (!executableAsset("site/index.html")) return undefined;
+    const root = fileURLToPath(new URL("site/", bundleRoot()));
+    return staticFiles(
+      root,
+      DOCS_PREFIX,
+      filesByKey(root, (key) => executableAsset(`site/${key}`)),
+    );
+  }
+  return existsSync(`${SHIPPED_SITE}index.html`) ? staticFiles(SHIPPED_SITE, DOCS_PREFIX) : undefined;
+}
 
 export interface SandboxServerOptions {
   port?: number;
@@ -26,13 +42,12 @@ export interface SandboxServerOptions {
 /** Serve a sandbox over HTTP; resolves once listening. */
 export async function serveSandbox(sandbox: Sandbox, options: SandboxServerOptions = {}): Promise<Listening> {
   const log = options.log ?? (() => {});
-  const docsDir =
+  const docs =
     options.docsDir === undefined
-      ? existsSync(`${SHIPPED_SITE}index.html`)
-        ? SHIPPED_SITE
-        : null
-      : options.docsDir;
-  const docs = docsDir === null ? undefined : staticFiles(docsDir, DOCS_PREFIX);
+      ? shippedDocs()
+      : options.docsDir === null
+        ? undefined
+        : staticFiles(options.docsDir, DOCS_PREFIX);
   const app = await sandboxApp(sandbox, docs !== undefined);
   const server = createSafeServer(
     async (req, res, target) => {

@@ -20,6 +20,7 @@ const KNOWN = new Map([
   ["security", "Security"],
   ["proxy", "Proxy"],
   ["probe", "Probe and receiver"],
+  ["without-node", "Without Node"],
   ["other-tools", "Other tools"],
   ["releasing", "Releasing"],
 ]);

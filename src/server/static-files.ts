@@ -4,7 +4,8 @@
 import { createReadStream } from "node:fs";
 import { readFile, stat } from "node:fs/promises";
 import type { Server } from "node:http";
-import { extname, join, normalize, resolve, sep } from "node:path";
+import { extname, join, normalize, relative, resolve, sep } from "node:path";
+import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { createSafeServer, HttpError, type SafeHandler } from "./handler.js";
 import { listen as listenOn } from "./lifecycle.js";
@@ -43,11 +44,53 @@ interface HashRoutes {
   prefixes: Set<string>;
 }
 
+/** Where a site's files are read: the disk, or the assets of a single executable. */
+export interface SiteFiles {
+  /** The size of the file at an absolute path, or undefined when there is no such file. */
+  size(path: string): Promise<number | undefined>;
+  /** The file's bytes, as a stream. */
+  open(path: string): Readable;
+  /** The file's text; rejects when there is no such file. */
+  text(path: string): Promise<string>;
+}
+
+/** The site's files on disk. */
+const DISK: SiteFiles = {
+  async size(path) {
+    try {
+      const found = await stat(path);
+      return found.isFile() ? found.size : undefined;
+    } catch {
+      return undefined;
+    }
+  },
+  open: (path) => createReadStream(path),
+  text: (path) => readFile(path, "utf8"),
+};
+
+/**
+ * A site's files from a lookup by key, the path under `rootDir` with `/` between segments: a
+ * single executable's assets, whose folder exists on no disk.
+ */
+export function filesByKey(rootDir: string, lookup: (key: string) => Buffer | undefined): SiteFiles {
+  const root = resolve(rootDir);
+  const find = (path: string): Buffer | undefined => lookup(relative(root, path).split(sep).join("/"));
+  return {
+    size: async (path) => find(path)?.length,
+    open: (path) => Readable.from([find(path) ?? Buffer.alloc(0)]),
+    async text(path) {
+      const bytes = find(path);
+      if (!bytes) throw new Error("no such file");
+      return bytes.toString("utf8");
+    },
+  };
+}
+
 /** The site's client-side routes, read at each miss so a rebuilt site is served as built. */
-async function readRoutes(root: string): Promise<HashRoutes | undefined> {
+async function readRoutes(root: string, files: SiteFiles): Promise<HashRoutes | undefined> {
   let parsed: unknown;
   try {
-    parsed = JSON.parse(await readFile(join(root, ROUTES_FILE), "utf8"));
+    parsed = JSON.parse(await files.text(join(root, ROUTES_FILE)));
   } catch {
     return undefined;
   }
@@ -62,19 +105,12 @@ function fileUnder(root: string, segments: string[]): string | undefined {
   return file === root || file.startsWith(root + sep) ? file : undefined;
 }
 
-async function isFile(path: string): Promise<boolean> {
-  try {
-    return (await stat(path)).isFile();
-  } catch {
-    return false;
-  }
-}
-
 /**
  * A handler serving one folder under a mount path ("/" or "/docs/"): GET and HEAD, nothing outside
  * the folder; it throws an HttpError for what it refuses. Requests reach it only under the mount.
+ * The folder's files are read from disk unless `files` says where else.
  */
-export function staticFiles(rootDir: string, mount = "/"): SafeHandler {
+export function staticFiles(rootDir: string, mount = "/", files: SiteFiles = DISK): SafeHandler {
   const root = resolve(rootDir);
   return async (request, response, target) => {
     if (request.method !== "GET" && request.method !== "HEAD") {
@@ -91,8 +127,7 @@ export function staticFiles(rootDir: string, mount = "/"): SafeHandler {
     if (path.endsWith("/")) segments.push("index.html");
     const file = fileUnder(root, segments);
     if (!file) throw new HttpError(403, "Outside the site.");
-    const send = async (found: string, status: number): Promise<void> => {
-      const { size } = await stat(found);
+    const send = async (found: string, size: number, status: number): Promise<void> => {
       response.writeHead(status, {
         "content-type": TYPES.get(extname(found)) ?? "application/octet-stream",
         "content-length": size,
@@ -100,11 +135,12 @@ export function staticFiles(rootDir: string, mount = "/"): SafeHandler {
         "x-content-type-options": "nosniff",
       });
       if (request.method === "HEAD") response.end();
-      else await pipeline(createReadStream(found), response);
+      else await pipeline(files.open(found), response);
     };
-    if (await isFile(file)) return send(file, 200);
+    const size = await files.size(file);
+    if (size !== undefined) return send(file, size, 200);
 
-    const routes = extname(path) === "" ? await readRoutes(root) : undefined;
+    const routes = extname(path) === "" ? await readRoutes(root, files) : undefined;
     const first = segments[0];
     if (routes && first !== undefined && routes.prefixes.has(first)) {
       // The fragment keeps the path as sent (already percent-encoded: safe in a Location header).
@@ -113,7 +149,8 @@ export function staticFiles(rootDir: string, mount = "/"): SafeHandler {
       return;
     }
     const notFound = join(root, NOT_FOUND_FILE);
-    if (await isFile(notFound)) return send(notFound, 404);
+    const notFoundSize = await files.size(notFound);
+    if (notFoundSize !== undefined) return send(notFound, notFoundSize, 404);
     throw new HttpError(404, "Not found.");
   };
 }
