@@ -109,11 +109,6 @@ export class SettleWaits {
     for (const wait of [...this.waits]) this.end(wait);
   }
 
-  /** How many waits are open (for tests: none is left behind). */
-  get open(): number {
-    return this.waits.size;
-  }
-
   private release(wait: Wait, delivery: Delivery): void {
     wait.left.delete(delivery);
     this.unhold(wait, delivery);
