@@ -236,7 +236,8 @@ export class DeliveryQueue {
   settled(until: number): Promise<SettleResult> {
     // Closed: no attempt will end any more.
     if (this.closed) return Promise.resolve({ waited: 0, unsettled: [] });
-    const due = new Set(this.attempting);
+    // An attempt in flight of a delivery forgotten since is nobody's to wait for.
+    const due = new Set([...this.attempting].filter((d) => this.log.get(d.id) === d));
     for (const receiverId of this.receivers.keys()) {
       // Its deliveries emitted and not yet taken are due: made and queued now, as pump() would.
       const queue = this.queueOf(receiverId);
@@ -411,8 +412,8 @@ export class DeliveryQueue {
       ...(redirect ? { error: "redirect" as const } : {}),
       duration_ms: Math.round(performance.now() - started),
     };
-    // Closed, or reset meanwhile: the delivery is no longer the sandbox's to record.
-    if (this.closed || generation !== this.generation) return;
+    // Closed, reset or forgotten meanwhile: the delivery is no longer the sandbox's to record or retry.
+    if (this.closed || generation !== this.generation || this.log.get(delivery.id) !== delivery) return;
     // The answer as it came, whatever happened to the record meanwhile (an erasure removes data, not history).
     delivery.attempts.push(outcome);
     // A receiver that hangs holds the waits for it one deadline: they let go of its deliveries.

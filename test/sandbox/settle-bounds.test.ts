@@ -219,6 +219,39 @@ describe("a delivery let go and then forgotten", () => {
   });
 });
 
+describe("a delivery forgotten while its attempt is in flight", () => {
+  it("is not waited for: nobody can see it any more", async () => {
+    const refusing = await startRecorder(() => 500);
+    // One delivery kept at most: the second event's forgets the first's, whose attempt is on its way.
+    const { queue, clock, close } = queueOnClock({ timeoutMs: 10_000, maxKept: 1 });
+    try {
+      queue.addReceiver(refusing.url, "events");
+      queue.emit(
+        "events",
+        "biometricWebhook",
+        "created",
+        "tx-1",
+        '{"event":"created","transaction_id":"tx-1"}',
+      );
+      const [first] = queue.list();
+      queue.emit(
+        "events",
+        "biometricWebhook",
+        "created",
+        "tx-2",
+        '{"event":"created","transaction_id":"tx-2"}',
+      );
+      expect(queue.get(first?.id ?? "")).toBeUndefined();
+      const settled = await queue.settled(clock.now());
+      expect(settled.waited).toBe(1);
+      expect(settled.unsettled).toEqual([]);
+    } finally {
+      await close();
+      await refusing.close();
+    }
+  });
+});
+
 describe("the process of an in-process sandbox", () => {
   const run = (mode: string) =>
     spawnSync(process.execPath, ["--import", "tsx", fromRoot("test/support/awaited-advance.ts"), mode], {
