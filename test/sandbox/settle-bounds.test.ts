@@ -157,6 +157,17 @@ describe("close() with deliveries in flight", () => {
   });
 });
 
+/** Emit a created event about `subject` to the queue's events receivers. */
+function emitCreated(queue: ReturnType<typeof queueOnClock>["queue"], subject: string): void {
+  queue.emit(
+    "events",
+    "biometricWebhook",
+    "created",
+    subject,
+    JSON.stringify({ event: "created", transaction_id: subject }),
+  );
+}
+
 describe("the queue's wait", () => {
   it("ends at its bound in real time however long the attempts take, listing them", async () => {
     const silent = await startRecorder(() => "hang");
@@ -164,13 +175,7 @@ describe("the queue's wait", () => {
     const { queue, clock, close } = queueOnClock({ timeoutMs: 600_000, settleMaxMs: 50 });
     try {
       queue.addReceiver(silent.url, "events");
-      queue.emit(
-        "events",
-        "biometricWebhook",
-        "created",
-        "tx-1",
-        '{"event":"created","transaction_id":"tx-1"}',
-      );
+      emitCreated(queue, "tx-1");
       const settled = await queue.settled(clock.now());
       expect(settled.waited).toBe(1);
       expect(settled.unsettled.map((d) => d.subject)).toEqual(["tx-1"]);
@@ -191,23 +196,11 @@ describe("a delivery let go and then forgotten", () => {
     try {
       const hung = queue.addReceiver(silent.url, "events");
       queue.addReceiver(refusing.url, "events");
-      queue.emit(
-        "events",
-        "biometricWebhook",
-        "created",
-        "tx-1",
-        '{"event":"created","transaction_id":"tx-1"}',
-      );
+      emitCreated(queue, "tx-1");
       // Up to a day ahead: the refused delivery's retry is due by then, so the wait stays open for it.
       const settled = queue.settled(clock.now() + 86_400_000);
       await until(() => queue.list().some((d) => d.receiver_id === hung.id && d.attempts.length > 0));
-      queue.emit(
-        "events",
-        "biometricWebhook",
-        "created",
-        "tx-2",
-        '{"event":"created","transaction_id":"tx-2"}',
-      );
+      emitCreated(queue, "tx-2");
       const answer = await settled;
       expect(answer.waited).toBe(2);
       expect(answer.unsettled).toEqual([]);
@@ -226,21 +219,9 @@ describe("a delivery forgotten while its attempt is in flight", () => {
     const { queue, clock, close } = queueOnClock({ timeoutMs: 10_000, maxKept: 1 });
     try {
       queue.addReceiver(refusing.url, "events");
-      queue.emit(
-        "events",
-        "biometricWebhook",
-        "created",
-        "tx-1",
-        '{"event":"created","transaction_id":"tx-1"}',
-      );
+      emitCreated(queue, "tx-1");
       const [first] = queue.list();
-      queue.emit(
-        "events",
-        "biometricWebhook",
-        "created",
-        "tx-2",
-        '{"event":"created","transaction_id":"tx-2"}',
-      );
+      emitCreated(queue, "tx-2");
       expect(queue.get(first?.id ?? "")).toBeUndefined();
       const settled = await queue.settled(clock.now());
       expect(settled.waited).toBe(1);
