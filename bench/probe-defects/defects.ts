@@ -253,7 +253,7 @@ export const DEFECTS: readonly Defect[] = [
     description:
       "An EDD case created with entity_type individual_joint is read back with entity.entity_type_label null (not a string).",
     operations: ["getEddCase"],
-    scope: ["createEddCase", "getEddCase"],
+    scope: ["createEddCase", "uploadEddCaseFile", "getEddCase", "updateEddCaseStatus"],
     trigger: "getEddCase of a case created with entity_type individual_joint",
     examplesTrigger: false,
     sample: [

@@ -8,9 +8,12 @@ Measured by \`npm run bench…\` on the machine that ran them, side by side in o
 rewritten by its own benchmark; numbers from a shared machine vary from run to run.
 `;
 
-/** Replace one benchmark's section of docs/benchmarks.md, leaving the others as they are. */
-export function writeBenchSection(name: string, markdown: string): void {
-  const path = fromRoot(FILE);
+/**
+ * Replace one benchmark's section of docs/benchmarks.md (or of another page of docs/ that holds its
+ * markers, such as docs/other-tools.md), leaving the others as they are.
+ */
+export function writeBenchSection(name: string, markdown: string, file = FILE): void {
+  const path = fromRoot(file);
   const text = existsSync(path) ? readFileSync(path, "utf8") : HEADER;
   const open = `<!-- bench:${name} -->`;
   const close = `<!-- /bench:${name} -->`;
