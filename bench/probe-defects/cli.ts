@@ -1,6 +1,6 @@
 // The defect server as a command: one defect (or none) in front of a running sandbox.
 //   tsx bench/probe-defects/cli.ts --upstream http://127.0.0.1:4010 [--defect NAME] [--port N]
-//   IDV_DEFECT=NAME tsx bench/probe-defects/cli.ts --upstream …      (--list: the defects, one a line)
+//   BENCH_DEFECT=NAME tsx bench/probe-defects/cli.ts --upstream …      (--list: the defects, one a line)
 import { parseArgs } from "node:util";
 import { DEFECTS, defectNamed } from "./defects.js";
 import { startDefectServer } from "./server.js";
@@ -17,7 +17,7 @@ if (values.list) {
   for (const d of DEFECTS) console.log(`${d.name}\t${d.kind}\t${d.operations.join(",")}\t${d.description}`);
   process.exit(0);
 }
-const name = values.defect ?? process.env.IDV_DEFECT;
+const name = values.defect ?? process.env.BENCH_DEFECT;
 const defect = name ? defectNamed(name) : undefined;
 if (name && !defect) {
   console.error(`no defect ${JSON.stringify(name)} (--list names them)`);

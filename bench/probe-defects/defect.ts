@@ -43,7 +43,7 @@ export interface SampleStep {
 
 /** One injected defect. */
 export interface Defect {
-  /** Its name, as `--defect NAME` or IDV_DEFECT chooses it. */
+  /** Its name, as `--defect NAME` or BENCH_DEFECT chooses it. */
   name: string;
   kind: DefectKind;
   /** One line: what is wrong. */

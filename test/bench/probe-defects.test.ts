@@ -4,15 +4,17 @@
 // answered as the clean sandbox answers it (the table says no example reaches any of them). Both
 // sides are in-process sandboxes (no socket); answers are compared by status, media type and the
 // JSON types of every member, since ids and timestamps differ from one sandbox to another.
+import fc from "fast-check";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Json } from "../../src/contract/json.js";
 import { DEFECTS } from "../../bench/probe-defects/defects.js";
-import type { Defect } from "../../bench/probe-defects/defect.js";
+import { type Defect, DefectMemory } from "../../bench/probe-defects/defect.js";
 import {
   type ForwardAnswer,
   type ForwardRequest,
   header,
   parseJson,
+  seeRequest,
 } from "../../bench/probe-defects/exchange.js";
 import { defectHandler, type Upstream } from "../../bench/probe-defects/handler.js";
 import { buildRequest, exampleBodies, exampleParam } from "../../bench/probe-defects/requests.js";
@@ -141,5 +143,35 @@ describe("the table", () => {
     const clean = defectHandler(undefined, upstream);
     const request = buildRequest("createPepCheck", { body: exampleBodies("createPepCheck")[0] }, CREDENTIALS);
     expect((await clean(request)).status).toBe(200);
+  });
+});
+
+describe("hostile exchanges", () => {
+  // A defect that threw would turn an exchange into the server's 502: a catch the defect never made.
+  it("no defect throws on any body, path parameter or answer", () => {
+    const json = fc.jsonValue({ maxDepth: 4 });
+    const bytes = fc.oneof(
+      json.map((v) => Buffer.from(JSON.stringify(v) ?? "null")),
+      fc.uint8Array({ maxLength: 64 }).map((b) => Buffer.from(b)),
+    );
+    fc.assert(
+      fc.property(
+        fc.constantFrom(...DEFECTS),
+        fc.nat(),
+        fc.string({ maxLength: 24 }),
+        bytes,
+        fc.integer({ min: 100, max: 599 }),
+        bytes,
+        (defect, pick, param, body, status, answerBody) => {
+          const operationId = defect.scope[pick % defect.scope.length] as string;
+          const request = buildRequest(operationId, { param }, CREDENTIALS);
+          const seen = seeRequest({ ...request, body });
+          const answer = { status, headers: [] as [string, string][], body: answerBody };
+          defect.before?.(seen);
+          defect.after?.(seen, answer, new DefectMemory());
+        },
+      ),
+      { numRuns: 500 },
+    );
   });
 });
