@@ -161,8 +161,13 @@ restricted to the defect's operations (the probe \`--operations\`, Schemathesis
 (${SCOPED_SECONDS} s; ${FULL_SECONDS} s for the clean run over every operation), ${ROUNDS} round(s), seed ${SEED}
 and up. A defect is caught when the tool's run fails on an operation the defect touches and its
 clean run with the same operations and seed does not. The probe runs as users run it:
-\`idv-conformance ${args}\` (phases: ${PHASES.join(", ")}). "Examples reach it" says whether a request
-example of the contract meets the trigger (test/bench/probe-defects.test.ts checks every one).
+\`idv-conformance ${args}\` (phases: ${PHASES.join(", ")}); Schemathesis as its benchmarking guide
+runs it, \`st run generated/openapi.json --seed N --include-operation-id … --max-time BUDGET
+--continue-on-failure --no-shrink --suppress-health-check all\`, behind \`idv-conformance proxy --sign\`
+(it cannot sign v4 requests), whose count of exchanges is its requests. Either is stopped at its
+budget plus 60 s. Wall time is from spawning the tool to its exit, the sandbox's start excluded.
+"Examples reach it" says whether a request example of the contract meets the trigger
+(test/bench/probe-defects.test.ts checks every one).
 
 | Defect | Kind | Operations | Trigger | Examples reach it | Probe caught | by phase | requests | wall |${stHeader}
 |---|---|---|---|---|---|---|---:|---:|${stRule}
