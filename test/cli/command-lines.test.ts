@@ -13,8 +13,8 @@ import { TRIGGER_FLAGS } from "../../sandbox/control/trigger-cli.js";
 import { fromRoot } from "../../scripts/lib/paths.js";
 import { tempDir, writeNdjson } from "../conformance/support/cli.js";
 import { example } from "../conformance/support/exchanges.js";
-import { runMain } from "../conformance/support/in-process.js";
-import { cliLaunch, runCliProcess, TEST_BINARIES } from "../support/cli-command.js";
+import { runMainOrBinary } from "../conformance/support/in-process.js";
+import { cliLaunch } from "../support/cli-command.js";
 import { CANARIES, containsCanary } from "../support/hostile.js";
 
 interface Run {
@@ -37,13 +37,6 @@ function sandbox(args: string[]): Run {
   return { status: run.status ?? -1, stdout: run.stdout, stderr: run.stderr };
 }
 
-/**
- * `idv-conformance`: in this process (hundreds of runs in the time a few processes take), or, by
- * npm run test:binaries, the single executable itself, so that every verb's command line meets it.
- */
-const conformance = (args: string[]): Promise<Run> =>
-  TEST_BINARIES ? runCliProcess("idv-conformance", args) : runMain(args);
-
 /** The flags each verb's parser takes. */
 const FLAGS_OF: Record<string, object> = {
   check: CHECK_FLAGS,
@@ -61,7 +54,7 @@ const PROGRAMS: [name: string, run: (args: string[]) => Promise<Run> | Run, usag
       (verb) =>
         [
           `idv-conformance ${verb}`,
-          (args: string[]) => conformance([verb, ...args]),
+          (args: string[]) => runMainOrBinary([verb, ...args]),
           `Usage: idv-conformance ${verb} `,
           FLAGS_OF[verb]!,
         ] as [string, (args: string[]) => Promise<Run>, string, object],
@@ -115,7 +108,7 @@ describe.each(PROGRAMS)("%s", (name, run, usage, flags) => {
 
 describe("idv-conformance without a verb", () => {
   it("--help lists the verbs and exits 0", async () => {
-    const result = await conformance(["--help"]);
+    const result = await runMainOrBinary(["--help"]);
     expect(result.status).toBe(0);
     for (const verb of ["check", "webhooks", "proxy", "probe", "receiver", "coverage"])
       expect(result.stdout).toMatch(new RegExp(`^  ${verb} `, "m"));
@@ -126,7 +119,7 @@ describe("idv-conformance without a verb", () => {
     [["verify"], "unknown command verify"],
     [["--format", "json", "check", "x.har"], "the command comes first: idv-conformance COMMAND --format"],
   ])("refuses %j with exit 2, one line and the usage", async (args, line) => {
-    const result = await conformance(args);
+    const result = await runMainOrBinary(args);
     expect(result.status).toBe(2);
     expect(result.stderr).toMatch(
       new RegExp(`^idv-conformance: ${line}\\n\\nUsage: idv-conformance COMMAND`),
@@ -143,13 +136,13 @@ describe("every reporting verb reads --format and --out alike", () => {
     ["probe", "text, json, junit"],
     ["receiver", "text, json, junit"],
   ])("%s --format xml", async (verb, formats) => {
-    const result = await conformance([verb, "--format", "xml"]);
+    const result = await runMainOrBinary([verb, "--format", "xml"]);
     expect(result.status).toBe(2);
     expect(result.stderr.split("\n")[0]).toBe(`idv-conformance: --format must be one of ${formats}`);
   });
 
   it.each(["check", "webhooks", "proxy", "probe", "receiver"])("%s --out without a file", async (verb) => {
-    const result = await conformance([verb, "--out"]);
+    const result = await runMainOrBinary([verb, "--out"]);
     expect(result.status).toBe(2);
     expect(result.stderr.split("\n")[0]).toBe("idv-conformance: --out needs a value");
   });
@@ -173,7 +166,7 @@ describe("-- ends the flags", () => {
   });
 
   it.each(["probe", "receiver"])("%s refuses words after -- it has no use for", async (verb) => {
-    const result = await conformance([verb, "--", "a", "b"]);
+    const result = await runMainOrBinary([verb, "--", "a", "b"]);
     expect(result.status).toBe(2);
   });
 });
@@ -190,7 +183,7 @@ describe("a flag that needs the environment names what it needs, never a value",
     delete process.env.IDV_API_SECRET;
     Object.assign(process.env, env);
     try {
-      const result = await conformance(args);
+      const result = await runMainOrBinary(args);
       expect(result.status).toBe(2);
       expect(result.stderr.split("\n")[0]).toBe(line);
       expect(result.stdout).toBe("");
