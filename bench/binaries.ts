@@ -7,6 +7,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
+import { NODE_VERSION } from "../scripts/binaries/node-binaries.js";
 import { median, writeBenchSection } from "../scripts/lib/benchmarks-md.js";
 import { fromRoot } from "../scripts/lib/paths.js";
 import {
@@ -98,8 +99,8 @@ writeBenchSection(
   "binaries",
   `## Single executables: start-up beside the npm bins (\`npm run bench:binaries\`)
 
-The linux-x64 single executables (\`npm run build:binaries\`), each alone in an empty folder and run
-with no node on PATH, beside the npm bins (\`node dist/…/cli.js\`, Node ${process.versions.node}), ${ROUNDS}
+The linux-x64 single executables (\`npm run build:binaries\`, Node ${NODE_VERSION} inside), each alone in
+an empty folder and run with no node on PATH, beside the npm bins (\`node dist/…/cli.js\`, Node ${process.versions.node}), ${ROUNDS}
 rounds each, interleaved, after one warm-up. The sandbox's first answer is the time from spawn until
 its first HTTP answer (the control API's clock, asked as soon as it prints its URL);
 idv-conformance's is the time from spawn until \`check\` of a 4-exchange recording has exited. Milliseconds:

@@ -2,8 +2,9 @@
 // executables (Node's SEA) in dist/binaries/: idv-sandbox-PLATFORM and idv-conformance-PLATFORM
 // (.exe on Windows), and SHA256SUMS. Each runs one script bundled by esbuild from the sources; the
 // contracts and the precompiled validators are in that script, the docs site and the worker threads'
-// scripts are the executable's assets. A platform whose Node binary cannot be had is skipped, saying
-// why. By default every platform of PLATFORMS; --platform picks some; --out DIR writes elsewhere
+// scripts are the executable's assets. Every platform's Node is NODE_VERSION, and so is the Node
+// that makes the blobs (this machine's platform's build of it). A platform whose Node binary cannot
+// be had is skipped, saying why. By default every platform of PLATFORMS; --platform picks some; --out DIR writes elsewhere
 // (the tests: dist/ is rebuilt by other test files while they run).
 import { createHash } from "node:crypto";
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
@@ -11,7 +12,7 @@ import { tmpdir } from "node:os";
 import { join, relative, resolve } from "node:path";
 import { buildSite, DEFAULT_BUILD } from "./docs/build-site.js";
 import { bundle } from "./binaries/bundle.js";
-import { HERE, nodeBinary, PLATFORMS, type Platform } from "./binaries/node-binaries.js";
+import { HERE, NODE_VERSION, nodeBinary, PLATFORMS, type Platform } from "./binaries/node-binaries.js";
 import { makeSea } from "./binaries/sea.js";
 import { fromRoot } from "./lib/paths.js";
 
@@ -23,7 +24,7 @@ const OUT = outAt >= 0 && argv[outAt + 1] ? resolve(argv[outAt + 1]!) : fromRoot
 const STAGE = mkdtempSync(join(tmpdir(), "idv-binaries-"));
 process.on("exit", () => rmSync(STAGE, { recursive: true, force: true }));
 const CACHE = fromRoot("node_modules/.cache/idv-node-binaries");
-const VERSION = process.versions.node;
+const VERSION = NODE_VERSION;
 
 function chosenPlatforms(argv: string[]): Platform[] {
   const names = argv.flatMap((arg, i) => (arg === "--platform" ? [argv[i + 1] ?? ""] : []));
@@ -79,6 +80,11 @@ const programs: { tool: string; main: string; assets: Record<string, string> }[]
   },
 ];
 
+// The blob is read only by the Node version that made it: this machine's build of VERSION makes them.
+const here = PLATFORMS.find((p) => p.name === HERE);
+const maker = here ? nodeBinary(here, VERSION, CACHE) : { missing: `no Node build is known for ${HERE}` };
+if ("missing" in maker) throw new Error(`cannot make the blobs here: ${maker.missing}`);
+
 const built: string[] = [];
 for (const platform of platforms) {
   const node = nodeBinary(platform, VERSION, CACHE);
@@ -94,6 +100,7 @@ for (const platform of platforms) {
       assets: program.assets,
       blobBase: join(STAGE, `${program.tool}-${platform.name}`),
       node: node.path,
+      blobMaker: maker.path,
       output,
       codeCache: platform.name === HERE,
       macho: platform.macho,

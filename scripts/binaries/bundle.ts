@@ -44,7 +44,7 @@ const ourModules: esbuild.Plugin = {
   },
 };
 
-/** Bundle each job into one CommonJS script for Node 20; throws with esbuild's errors. */
+/** Bundle each job into one CommonJS script for the executables' Node 22; throws with esbuild's errors. */
 export async function bundle(jobs: BundleJob[]): Promise<void> {
   for (const job of jobs) {
     await esbuild.build({
@@ -53,7 +53,7 @@ export async function bundle(jobs: BundleJob[]): Promise<void> {
       bundle: true,
       platform: "node",
       format: "cjs",
-      target: "node20",
+      target: "node22",
       inject: [fromRoot("scripts/binaries/bundle-root.ts")],
       plugins: [ourModules],
       legalComments: "none",

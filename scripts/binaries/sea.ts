@@ -1,6 +1,8 @@
-// Node 20's steps to a single executable (https://nodejs.org/api/single-executable-applications.html):
-// a preparation blob made by `node --experimental-sea-config`, injected into a copy of Node's binary
-// with postject under the SEA fuse. Node 25.5 and later do both with `node --build-sea`.
+// Node 22's steps to a single executable (https://nodejs.org/api/single-executable-applications.html):
+// a preparation blob made by `node --experimental-sea-config` of the executable's own Node version,
+// injected into a copy of Node's binary with postject under the SEA fuse. Node 25.5 and later do both
+// with `node --build-sea`. Injecting breaks a Mach-O file's signature: macOS users sign it ad hoc
+// (docs/without-node.md), as Node's docs have it.
 import { execFileSync } from "node:child_process";
 import { chmodSync, copyFileSync, writeFileSync } from "node:fs";
 import { runTool } from "../lib/run-tool.js";
@@ -16,8 +18,10 @@ export interface SeaJob {
   blobBase: string;
   /** The Node binary it is made from, and the executable to write. */
   node: string;
+  /** A Node of the same version that runs here and makes the blob. */
+  blobMaker: string;
   output: string;
-  /** V8's code cache speeds up the start, but only the platform that made it can read it. */
+  /** V8's code cache speeds up the start, but only the blob maker's platform can read it. */
   codeCache: boolean;
   macho: boolean;
 }
@@ -41,7 +45,7 @@ export function makeSea(job: SeaJob): void {
       2,
     )}\n`,
   );
-  execFileSync(process.execPath, ["--experimental-sea-config", config], {
+  execFileSync(job.blobMaker, ["--experimental-sea-config", config], {
     stdio: ["ignore", "ignore", "pipe"],
   });
   copyFileSync(job.node, job.output);

@@ -2,7 +2,6 @@
 // prints the verb's usage on stdout and exits 0; an unknown or malformed flag exits 2 with one line
 // naming it, a blank line and the verb's usage on stderr, and nothing on stdout.
 import { spawnSync } from "node:child_process";
-import { pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
 import { CHECK_FLAGS } from "../../conformance/cli.js";
 import { FLAGS as PROBE_FLAGS } from "../../conformance/probe/probe-cli.js";
@@ -14,7 +13,8 @@ import { TRIGGER_FLAGS } from "../../sandbox/control/trigger-cli.js";
 import { fromRoot } from "../../scripts/lib/paths.js";
 import { tempDir, writeNdjson } from "../conformance/support/cli.js";
 import { example } from "../conformance/support/exchanges.js";
-import { runMain } from "../conformance/support/in-process.js";
+import { runMainOrBinary } from "../conformance/support/in-process.js";
+import { cliLaunch } from "../support/cli-command.js";
 import { CANARIES, containsCanary } from "../support/hostile.js";
 
 interface Run {
@@ -23,13 +23,14 @@ interface Run {
   stderr: string;
 }
 
-/** `idv-sandbox` from source, with none of the credentials it would read from this environment. */
+/** `idv-sandbox` (test/support/cli-command.ts), with none of the credentials it would read from this environment. */
 function sandbox(args: string[]): Run {
   const env = { ...process.env };
   for (const name of ["IDV_API_KEY", "IDV_API_SECRET", "PORT"]) delete env[name];
-  const run = spawnSync(process.execPath, ["--import", "tsx", fromRoot("sandbox/cli.ts"), ...args], {
+  const cli = cliLaunch("idv-sandbox", args, env);
+  const run = spawnSync(cli.command, cli.args, {
     cwd: fromRoot(),
-    env,
+    env: cli.env,
     encoding: "utf8",
     timeout: 20_000,
   });
@@ -53,7 +54,7 @@ const PROGRAMS: [name: string, run: (args: string[]) => Promise<Run> | Run, usag
       (verb) =>
         [
           `idv-conformance ${verb}`,
-          (args: string[]) => runMain([verb, ...args]),
+          (args: string[]) => runMainOrBinary([verb, ...args]),
           `Usage: idv-conformance ${verb} `,
           FLAGS_OF[verb]!,
         ] as [string, (args: string[]) => Promise<Run>, string, object],
@@ -107,7 +108,7 @@ describe.each(PROGRAMS)("%s", (name, run, usage, flags) => {
 
 describe("idv-conformance without a verb", () => {
   it("--help lists the verbs and exits 0", async () => {
-    const result = await runMain(["--help"]);
+    const result = await runMainOrBinary(["--help"]);
     expect(result.status).toBe(0);
     for (const verb of ["check", "webhooks", "proxy", "probe", "receiver", "coverage"])
       expect(result.stdout).toMatch(new RegExp(`^  ${verb} `, "m"));
@@ -118,7 +119,7 @@ describe("idv-conformance without a verb", () => {
     [["verify"], "unknown command verify"],
     [["--format", "json", "check", "x.har"], "the command comes first: idv-conformance COMMAND --format"],
   ])("refuses %j with exit 2, one line and the usage", async (args, line) => {
-    const result = await runMain(args);
+    const result = await runMainOrBinary(args);
     expect(result.status).toBe(2);
     expect(result.stderr).toMatch(
       new RegExp(`^idv-conformance: ${line}\\n\\nUsage: idv-conformance COMMAND`),
@@ -135,13 +136,13 @@ describe("every reporting verb reads --format and --out alike", () => {
     ["probe", "text, json, junit"],
     ["receiver", "text, json, junit"],
   ])("%s --format xml", async (verb, formats) => {
-    const result = await runMain([verb, "--format", "xml"]);
+    const result = await runMainOrBinary([verb, "--format", "xml"]);
     expect(result.status).toBe(2);
     expect(result.stderr.split("\n")[0]).toBe(`idv-conformance: --format must be one of ${formats}`);
   });
 
   it.each(["check", "webhooks", "proxy", "probe", "receiver"])("%s --out without a file", async (verb) => {
-    const result = await runMain([verb, "--out"]);
+    const result = await runMainOrBinary([verb, "--out"]);
     expect(result.status).toBe(2);
     expect(result.stderr.split("\n")[0]).toBe("idv-conformance: --out needs a value");
   });
@@ -151,30 +152,21 @@ describe("-- ends the flags", () => {
   it("check -- -odd.ndjson: a file whose name starts with a dash", () => {
     const dir = tempDir();
     writeNdjson(dir, "-odd.ndjson", [example("getEddCase")]);
-    // Run where the file is, so that its name is the argument; tsx named by its path from there.
-    const run = spawnSync(
-      process.execPath,
-      [
-        "--import",
-        pathToFileURL(fromRoot("node_modules/tsx/dist/loader.mjs")).href,
-        fromRoot("conformance/cli.ts"),
-        "check",
-        "--",
-        "-odd.ndjson",
-      ],
-      {
-        cwd: dir,
-        encoding: "utf8",
-        timeout: 20_000,
-      },
-    );
+    // Run where the file is, so that its name is the argument.
+    const cli = cliLaunch("idv-conformance", ["check", "--", "-odd.ndjson"]);
+    const run = spawnSync(cli.command, cli.args, {
+      cwd: dir,
+      env: cli.env,
+      encoding: "utf8",
+      timeout: 20_000,
+    });
     expect(run.stderr).toBe("");
     expect(run.status).toBe(0);
     expect(run.stdout).toMatch(/1 checked: 1 passed/);
   });
 
   it.each(["probe", "receiver"])("%s refuses words after -- it has no use for", async (verb) => {
-    const result = await runMain([verb, "--", "a", "b"]);
+    const result = await runMainOrBinary([verb, "--", "a", "b"]);
     expect(result.status).toBe(2);
   });
 });
@@ -191,7 +183,7 @@ describe("a flag that needs the environment names what it needs, never a value",
     delete process.env.IDV_API_SECRET;
     Object.assign(process.env, env);
     try {
-      const result = await runMain(args);
+      const result = await runMainOrBinary(args);
       expect(result.status).toBe(2);
       expect(result.stderr.split("\n")[0]).toBe(line);
       expect(result.stdout).toBe("");

@@ -40,6 +40,13 @@ describe("enableCompileCache", () => {
     expect(enableCompileCache({})).toBe(false);
   });
 
+  it("leaves Node's compile cache off in a single executable (its script has V8's code cache)", () => {
+    const api = fakeApi(STATUS.ENABLED);
+    expect(enableCompileCache(api, true)).toBe(false);
+    expect(api.calls).toEqual([]);
+    expect(enableCompileCache(api, false)).toBe(true);
+  });
+
   it("is turned on by the CLI under the temporary directory where Node has one, and left alone where not", () => {
     const dir = tempDir();
     const file = writeNdjson(dir, "one.ndjson", [example("createPepCheck")]);

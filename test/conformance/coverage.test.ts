@@ -15,7 +15,7 @@ import type { Exchange } from "../../conformance/traffic/exchange.js";
 import { CANARIES, containsCanary } from "../support/hostile.js";
 import { tempDir, writeNdjson } from "./support/cli.js";
 import { bodyJson, contract, example, examples, jsonText } from "./support/exchanges.js";
-import { runMain } from "./support/in-process.js";
+import { runMainOrBinary } from "./support/in-process.js";
 
 const dir = tempDir();
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -193,7 +193,7 @@ describe("the CLI", () => {
 
   it("check --coverage writes the report and ends a text report with its summary", async () => {
     const file = join(dir, "cov.json");
-    const result = await runMain(["check", a, b, "--coverage", file]);
+    const result = await runMainOrBinary(["check", a, b, "--coverage", file]);
     expect(result.status).toBe(0);
     expect(result.stdout).toMatch(
       /\nCoverage of the contract \(.+\):\n {2}operations +\d+\/\d+ +\d+\.\d %\n/,
@@ -202,15 +202,15 @@ describe("the CLI", () => {
     const report = parseReport(readFileSync(file, "utf8"), file);
     expect(report).toEqual(reportOf(corpus));
     // The JSON report on stdout stays a JSON document.
-    const json = await runMain(["check", a, "--format", "json", "--coverage", join(dir, "c2.json")]);
+    const json = await runMainOrBinary(["check", a, "--format", "json", "--coverage", join(dir, "c2.json")]);
     expect(() => JSON.parse(json.stdout)).not.toThrow();
   });
 
   it("coverage merge gives the coverage of both files' traffic", async () => {
     const [ca, cb, merged] = ["ca.json", "cb.json", "merged.json"].map((f) => join(dir, f));
-    expect((await runMain(["check", a, "--coverage", ca as string])).status).toBe(0);
-    expect((await runMain(["check", b, "--coverage", cb as string])).status).toBe(0);
-    const result = await runMain([
+    expect((await runMainOrBinary(["check", a, "--coverage", ca as string])).status).toBe(0);
+    expect((await runMainOrBinary(["check", b, "--coverage", cb as string])).status).toBe(0);
+    const result = await runMainOrBinary([
       "coverage",
       "merge",
       ca as string,
@@ -225,18 +225,18 @@ describe("the CLI", () => {
 
   it("coverage merge refuses a report of another contract: exit 2, naming the file", async () => {
     const mine = join(dir, "mine.json");
-    await runMain(["check", a, "--coverage", mine]);
+    await runMainOrBinary(["check", a, "--coverage", mine]);
     const other = JSON.parse(readFileSync(mine, "utf8"));
     other.contract.digest = `sha256:${"1".repeat(64)}`;
     const theirs = writeNdjson(dir, "theirs.json", [JSON.stringify(other)]);
-    const result = await runMain(["coverage", "merge", mine, theirs]);
+    const result = await runMainOrBinary(["coverage", "merge", mine, theirs]);
     expect(result.status).toBe(2);
     expect(result.stderr).toMatch(/^idv-conformance: .*theirs\.json: is coverage of another contract/);
     expect(result.stdout).toBe("");
   });
 
   it("--min-coverage fails the run below a threshold, and passes it at or above", async () => {
-    const low = await runMain([
+    const low = await runMainOrBinary([
       "check",
       a,
       "--min-coverage",
@@ -248,7 +248,7 @@ describe("the CLI", () => {
     expect(low.stderr).toMatch(
       /^idv-conformance: coverage of statuses is \d+\.\d %, below --min-coverage statuses=100\n$/,
     );
-    const met = await runMain(["check", a, b, "--min-coverage", "operations=100"]);
+    const met = await runMainOrBinary(["check", a, b, "--min-coverage", "operations=100"]);
     expect(met.status).toBe(0);
   });
 
@@ -259,7 +259,7 @@ describe("the CLI", () => {
     ["statuses", /--min-coverage takes KIND=PCT/],
     ["events=10", /unknown kind events/],
   ])("--min-coverage %s is a usage error naming it (exit 2)", async (value, message) => {
-    const result = await runMain(["check", a, "--min-coverage", value]);
+    const result = await runMainOrBinary(["check", a, "--min-coverage", value]);
     expect(result.status).toBe(2);
     expect(result.stderr.split("\n")[0]).toMatch(message);
     expect(result.stdout).toBe("");
@@ -278,7 +278,7 @@ describe("the CLI", () => {
       },
     };
     const input = writeNdjson(dir, "wh.ndjson", [delivery]);
-    const result = await runMain(["webhooks", input, "--coverage", file]);
+    const result = await runMainOrBinary(["webhooks", input, "--coverage", file]);
     const report = parseReport(readFileSync(file, "utf8"), file);
     expect(report.command).toBe("webhooks");
     expect(Object.keys(report.kinds)).toEqual(["events", "members", "branches", "enums", "gaps"]);

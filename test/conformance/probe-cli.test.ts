@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RunningSandbox, launchSandbox } from "../../sandbox/start.js";
 import { startBrokenServer } from "./fixtures/probe/broken-servers.js";
 import { tempDir } from "./support/cli.js";
-import { runMain } from "./support/in-process.js";
+import { runMain, runMainOrBinary } from "./support/in-process.js";
 
 const CREDENTIALS = { apiKey: "probe-cli-key-7c2d", secret: "probe-cli-secret-e41a" };
 const WITH_CREDENTIALS = ["--key", CREDENTIALS.apiKey, "--secret", CREDENTIALS.secret];
@@ -35,7 +35,7 @@ describe("before any case runs", () => {
   it("nothing listening: exit 2 and one line saying so, no report and no recording", async () => {
     const port = await closedPort();
     const har = join(tempDir(), "never.har");
-    const run = await runMain([
+    const run = await runMainOrBinary([
       "probe",
       "--base-url",
       `http://127.0.0.1:${port}`,
@@ -55,7 +55,7 @@ describe("before any case runs", () => {
     ["a wrong secret", { apiKey: CREDENTIALS.apiKey, secret: "not-the-secret-5d1f" }],
     ["a wrong key", { apiKey: "not-the-key-5d1f", secret: CREDENTIALS.secret }],
   ])("%s: exit 2 and one line saying the credentials were refused, never echoing them", async (_, wrong) => {
-    const run = await runMain([
+    const run = await runMainOrBinary([
       "probe",
       "--base-url",
       sandbox.url,
@@ -76,7 +76,7 @@ describe("before any case runs", () => {
   it("a base URL with a path prefix too many (/api): exit 2 and one line naming the fix", async () => {
     const har = join(tempDir(), "never.har");
     const base = `${sandbox.url}/api`;
-    const run = await runMain(["probe", "--base-url", base, ...WITH_CREDENTIALS, "--record", har]);
+    const run = await runMainOrBinary(["probe", "--base-url", base, ...WITH_CREDENTIALS, "--record", har]);
     expect(run.status).toBe(2);
     expect(run.stdout).toBe("");
     expect(existsSync(har)).toBe(false);
@@ -108,7 +108,7 @@ describe("before any case runs", () => {
     await new Promise<void>((resolve) => other.listen(0, "127.0.0.1", resolve));
     const base = `http://127.0.0.1:${(other.address() as AddressInfo).port}`;
     try {
-      const run = await runMain(["probe", "--base-url", base, ...WITH_CREDENTIALS]);
+      const run = await runMainOrBinary(["probe", "--base-url", base, ...WITH_CREDENTIALS]);
       expect(run.status).toBe(2);
       expect(run.stdout).toBe("");
       expect(run.stderr.split("\n")).toHaveLength(2);
@@ -126,7 +126,7 @@ describe("before any case runs", () => {
     // The deployment re-signs v4 requests itself, so only the v2 secret is checked as sent.
     const broken = await startBrokenServer("ignores-signatures", { url: sandbox.url, ...CREDENTIALS });
     try {
-      const run = await runMain([
+      const run = await runMainOrBinary([
         "probe",
         "--base-url",
         broken.url,
@@ -148,10 +148,10 @@ describe("while it runs", () => {
     const broken = await startBrokenServer("ignores-signatures", { url: sandbox.url, ...CREDENTIALS });
     try {
       const args = ["--phases", "auth", "--operations", "createPepCheck", "--format", "json"];
-      const all = await runMain(["probe", "--base-url", broken.url, ...WITH_CREDENTIALS, ...args]);
+      const all = await runMainOrBinary(["probe", "--base-url", broken.url, ...WITH_CREDENTIALS, ...args]);
       const every = JSON.parse(all.stdout) as { summary: { failed: number }; notes: string[] };
       expect(every.summary.failed).toBe(4);
-      const run = await runMain([
+      const run = await runMainOrBinary([
         "probe",
         "--base-url",
         broken.url,
@@ -189,7 +189,7 @@ describe("while it runs", () => {
   });
 
   it("ends the text report with a summary per phase, then the totals", async () => {
-    const run = await runMain([
+    const run = await runMainOrBinary([
       "probe",
       "--base-url",
       sandbox.url,

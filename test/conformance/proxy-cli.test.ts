@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runProxy } from "../../conformance/proxy/proxy-cli.js";
 import { type RunningMock, startMock } from "../../mock/server.js";
 import { fromRoot } from "../../scripts/lib/paths.js";
+import { cliLaunch } from "../support/cli-command.js";
 import { V4 } from "../support/mock.js";
 import { tempDir } from "./support/cli.js";
 import { Capture, runMain } from "./support/in-process.js";
@@ -194,22 +195,20 @@ describe("idv-conformance proxy -- CMD…", () => {
     const command = script(
       `console.log("ready"); await new Promise(() => setInterval(() => undefined, 1000))`,
     );
-    const child = spawn(
-      process.execPath,
-      [
-        "--import",
-        "tsx",
-        fromRoot("conformance/cli.ts"),
-        "proxy",
-        "--upstream",
-        mock.url,
-        "--port",
-        "0",
-        "--",
-        ...command,
-      ],
-      { cwd: fromRoot(), stdio: ["ignore", "pipe", "pipe"] },
-    );
+    const cli = cliLaunch("idv-conformance", [
+      "proxy",
+      "--upstream",
+      mock.url,
+      "--port",
+      "0",
+      "--",
+      ...command,
+    ]);
+    const child = spawn(cli.command, cli.args, {
+      cwd: fromRoot(),
+      env: cli.env,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let out = "";
     let err = "";
     child.stdout.on("data", (c: Buffer) => (out += c.toString()));

@@ -6,7 +6,7 @@ import { existsSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import type { ActiveResult } from "../../conformance/probe/active-report.js";
 import { fromRoot } from "../../scripts/lib/paths.js";
-import { runInProcess } from "./fixtures/probe/run-cli.js";
+import { runCliProcess } from "../support/cli-command.js";
 
 const PYTHON = existsSync("/usr/bin/python3") ? "/usr/bin/python3" : "python3";
 const TOKEN = "py-receiver-token-7f3a";
@@ -93,7 +93,8 @@ describe("the Python receiver (examples/python/receiver.py)", () => {
 
   it("passes the receiver battery of idv-conformance", async () => {
     const receiver = await startReceiver([RECEIVER]);
-    const run = await runInProcess([
+    // As a process: by npm run test:binaries, the single executable's battery (issue 45).
+    const run = await runCliProcess("idv-conformance", [
       "receiver",
       `${receiver.url}/idv/events`,
       "--auth",

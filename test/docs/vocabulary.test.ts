@@ -25,6 +25,7 @@ const NAMES = new Set([
   "IDV_CONFORMANCE_DEBUG",
   "IDV_CONFORMANCE_MAX_ENTRY_BYTES",
   "IDV_CONFORMANCE_WORKER_HEAP_MB",
+  "IDV_TEST_BINARIES", // the repository's tests: the folder of single executables npm run test:binaries runs
 ]);
 
 /** Variables of other programs the docs use, whose names are not ours to choose. */

@@ -194,6 +194,14 @@ describe("idv-conformance-linux-x64", () => {
     );
   });
 
+  it("leaves nothing in the temporary directory: no compile cache of Node's beside its own code cache", () => {
+    const tmp = mkdtempSync(join(tmpdir(), "idv-binary-tmp-"));
+    const recording = fromRoot("test/conformance/fixtures", "conforming.har");
+    expect(runToEnd(binaries["idv-conformance"], ["check", recording], { ...env, TMPDIR: tmp }).code).toBe(0);
+    expect(readdirSync(tmp)).toEqual([]);
+    rmSync(tmp, { recursive: true, force: true });
+  });
+
   it("checks files in worker threads (--jobs 2) as the npm bin does", async () => {
     const [node, script] = npmBin("idv-conformance");
     const files = ["conforming.har", "truncated.har"].map((f) => fromRoot("test/conformance/fixtures", f));

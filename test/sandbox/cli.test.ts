@@ -8,9 +8,19 @@ import { type AddressInfo, createServer as createNetServer } from "node:net";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { fromRoot } from "../../scripts/lib/paths.js";
+import { cliLaunch } from "../support/cli-command.js";
 import { CANARIES, containsCanary } from "../support/hostile.js";
 
-const ARGS = ["--import", "tsx", fromRoot("sandbox/cli.ts")];
+/** Run `idv-sandbox` with `args` to its end (the sources, or the executable: test/support/cli-command.ts). */
+function runSync(args: string[], env: NodeJS.ProcessEnv = process.env) {
+  const run = cliLaunch("idv-sandbox", args, env);
+  return spawnSync(run.command, run.args, {
+    cwd: fromRoot(),
+    env: run.env,
+    encoding: "utf8",
+    timeout: 20_000,
+  });
+}
 
 /** This process's environment without the credentials the sandbox would otherwise take from it. */
 function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
@@ -25,9 +35,10 @@ async function runUntilListening(
   beforeStop: (out: string) => void | Promise<void> = () => undefined,
   env: Record<string, string> = {},
 ): Promise<{ out: string; code: number | null; pid: number | undefined }> {
-  const child = spawn(process.execPath, [...ARGS, ...args], {
+  const run = cliLaunch("idv-sandbox", args, cleanEnv(env));
+  const child = spawn(run.command, run.args, {
     cwd: fromRoot(),
-    env: cleanEnv(env),
+    env: run.env,
     stdio: ["ignore", "pipe", "pipe"],
   });
   let out = "";
@@ -137,11 +148,7 @@ describe("npm run sandbox", () => {
   });
 
   it.each([["--help"], ["-h"]])("%s prints every flag and exits 0 without listening", (flag) => {
-    const run = spawnSync(process.execPath, [...ARGS, flag], {
-      cwd: fromRoot(),
-      encoding: "utf8",
-      timeout: 20_000,
-    });
+    const run = runSync([flag]);
     expect(run.status).toBe(0);
     expect(run.stdout).toMatch(/^Usage: idv-sandbox/);
     for (const name of [
@@ -183,12 +190,7 @@ describe("npm run sandbox", () => {
     [["--json", "--print-url"], /--json and --print-url go apart/],
     [["serve"], /takes no arguments/],
   ])("refuses %j with exit 2, one line naming it, then the usage", (args, message) => {
-    const run = spawnSync(process.execPath, [...ARGS, ...args], {
-      cwd: fromRoot(),
-      env: cleanEnv(),
-      encoding: "utf8",
-      timeout: 20_000,
-    });
+    const run = runSync(args, cleanEnv());
     expect(run.status).toBe(2);
     const [line, blank, usage] = run.stderr.split("\n");
     expect(line).toMatch(message);
@@ -202,13 +204,7 @@ describe("npm run sandbox", () => {
     await new Promise<void>((resolve) => busy.listen(0, "127.0.0.1", resolve));
     const port = (busy.address() as AddressInfo).port;
     try {
-      const run = (args: string[]) =>
-        spawnSync(process.execPath, [...ARGS, ...args], {
-          cwd: fromRoot(),
-          env: cleanEnv(),
-          encoding: "utf8",
-          timeout: 20_000,
-        });
+      const run = (args: string[]) => runSync(args, cleanEnv());
       const inUse = run(["--port", String(port)]);
       expect(inUse.stderr).toBe(
         `sandbox: could not start: port ${port} is in use; pick another with --port (0 picks a free one)\n`,
@@ -224,12 +220,7 @@ describe("npm run sandbox", () => {
   });
 
   it("refuses IDV_API_KEY without IDV_API_SECRET, naming both and neither value", () => {
-    const run = spawnSync(process.execPath, [...ARGS], {
-      cwd: fromRoot(),
-      env: cleanEnv({ IDV_API_KEY: CANARIES[0] }),
-      encoding: "utf8",
-      timeout: 20_000,
-    });
+    const run = runSync([], cleanEnv({ IDV_API_KEY: CANARIES[0] }));
     expect(run.status).toBe(2);
     expect(run.stderr).toMatch(/^idv-sandbox: IDV_API_KEY and IDV_API_SECRET go together/);
     expect(containsCanary(run.stderr)).toBe(false);

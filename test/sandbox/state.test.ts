@@ -8,6 +8,7 @@ import { describe, expect, it } from "vitest";
 import { fromRoot } from "../../scripts/lib/paths.js";
 import { launchSandbox } from "../../sandbox/start.js";
 import { StateFileError } from "../../sandbox/state/file.js";
+import { cliLaunch } from "../support/cli-command.js";
 import { startRecorder, startTestSandbox } from "../support/sandbox.js";
 
 const dir = () => mkdtempSync(join(tmpdir(), "sbx-state-"));
@@ -96,11 +97,13 @@ describe("--state FILE", () => {
   it("the CLI exits 2 with one line naming the file", () => {
     const file = join(dir(), "state.json");
     writeFileSync(file, '{"format":"idv-sandbox-state","version":1,"sha256":"00"}\n{"clock');
-    const run = spawnSync(
-      process.execPath,
-      ["--import", "tsx", fromRoot("sandbox/cli.ts"), "--port", "0", "--state", file],
-      { encoding: "utf8", cwd: fromRoot(), timeout: 20_000 },
-    );
+    const cli = cliLaunch("idv-sandbox", ["--port", "0", "--state", file]);
+    const run = spawnSync(cli.command, cli.args, {
+      encoding: "utf8",
+      cwd: fromRoot(),
+      env: cli.env,
+      timeout: 20_000,
+    });
     expect(run.status).toBe(2);
     expect(run.stderr.trim().split("\n")).toHaveLength(1);
     expect(run.stderr).toContain(file);

@@ -12,6 +12,7 @@ import { memberPath, parseAssignment, setMember } from "../../sandbox/control/tr
 import { TRIGGER_EVENTS } from "../../sandbox/control/trigger.js";
 import { parseWebhook } from "../../src/webhooks/index.js";
 import { recordingFetch } from "../support/har-recorder.js";
+import { cliLaunch } from "../support/cli-command.js";
 import { startRecorder, startTestSandbox } from "../support/sandbox.js";
 
 let sbx: Awaited<ReturnType<typeof startTestSandbox>>;
@@ -274,13 +275,14 @@ describe("override members", () => {
   });
 });
 
-/** `idv-sandbox trigger` from source, run apart (the sandbox it talks to answers from this process). */
+/** `idv-sandbox trigger`, run apart (the sandbox it talks to answers from this process). */
 function cli(args: string[]): Promise<{ status: number; stdout: string; stderr: string }> {
+  const run = cliLaunch("idv-sandbox", ["trigger", ...args]);
   return new Promise((resolve) => {
     execFile(
-      process.execPath,
-      ["--import", "tsx", fromRoot("sandbox/cli.ts"), "trigger", ...args],
-      { cwd: fromRoot(), encoding: "utf8", timeout: 20_000 },
+      run.command,
+      run.args,
+      { cwd: fromRoot(), env: run.env, encoding: "utf8", timeout: 20_000 },
       (error, stdout, stderr) => resolve({ status: error ? Number(error.code ?? -1) : 0, stdout, stderr }),
     );
   });

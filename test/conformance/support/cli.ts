@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { toNdjson } from "../../../bench/corpus.js";
 import type { Exchange } from "../../../conformance/traffic/exchange.js";
 import { fromRoot, ROOT } from "../../../scripts/lib/paths.js";
+import { cliLaunch } from "../../support/cli-command.js";
 
 export interface CliResult {
   status: number;
@@ -12,10 +13,12 @@ export interface CliResult {
   stderr: string;
 }
 
-/** Run `idv-conformance` from source in a child process, with `input` on its standard input. */
+/** Run `idv-conformance` in a child process (test/support/cli-command.ts), with `input` on its standard input. */
 export function runCli(args: string[], input?: string | Buffer): CliResult {
-  const result = spawnSync(process.execPath, ["--import", "tsx", fromRoot("conformance/cli.ts"), ...args], {
+  const run = cliLaunch("idv-conformance", args);
+  const result = spawnSync(run.command, run.args, {
     cwd: ROOT,
+    env: run.env,
     input,
     encoding: "utf8",
     maxBuffer: 256 * 1024 * 1024,

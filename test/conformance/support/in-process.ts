@@ -3,6 +3,7 @@
 import { Writable } from "node:stream";
 import { type CliIo, main } from "../../../conformance/cli.js";
 import type { Exchange, RecordedBody } from "../../../conformance/traffic/exchange.js";
+import { runCliProcess, TEST_BINARIES } from "../../support/cli-command.js";
 import type { CliResult } from "./cli.js";
 
 /** A stream that keeps what is written to it. */
@@ -24,6 +25,14 @@ export async function runMain(args: string[], tty = false): Promise<CliResult> {
   const io: CliIo = { stdout, stderr };
   const status = await main(args, io);
   return { status, stdout: stdout.text, stderr: stderr.text };
+}
+
+/**
+ * `idv-conformance` in this process, or, by npm run test:binaries (IDV_TEST_BINARIES), the single
+ * executable as a process: the tests of a verb's command line that also judge the executables.
+ */
+export function runMainOrBinary(args: string[]): Promise<CliResult> {
+  return TEST_BINARIES ? runCliProcess("idv-conformance", args) : runMain(args);
 }
 
 /** An exchange as a HAR 1.2 entry, headers as `{name, value}` lists. */
