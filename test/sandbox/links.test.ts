@@ -96,7 +96,7 @@ async function call(op: ProbeOperation, path: Map<string, string>, value?: unkno
   const answer = await sandbox.fetch(`${sandbox.url}${target}`, {
     method: op.method.toUpperCase(),
     headers: [...headers, ...(body ? [["content-type", body.contentType] as [string, string]] : [])],
-    ...(body ? { body: bytes } : {}),
+    ...(body ? { body: new Uint8Array(bytes) } : {}),
   });
   const text = await answer.text();
   const type = answer.headers.get("content-type") ?? "";
