@@ -1,7 +1,7 @@
 // Generated from generated/openapi.json and generated/asyncapi.json by `npm run build:conformance`. Do not edit: change the source and regenerate.
 
 export const openapi = {
- "sha256": "b4790bdf60ea6e6d257755c48878fbc250644938ae00fc06cb26155835f0f896",
+ "sha256": "688fe232786da1a51c0081b3172110e0fb5cc590fc2f5b8c68a9476d7532d2f4",
  "universe": {
   "operations": [
    "/paths/~1api~1v2~1biometric~1pdf~1{transaction_id}.pdf/get",
@@ -617,6 +617,7 @@ export const openapi = {
    "/paths/~1api~1v4~1pep_checks/post/responses/200/links/pdf",
    "/paths/~1api~1v4~1properties/post/responses/200",
    "/paths/~1api~1v4~1properties~1{id}~1res/get/responses/200",
+   "/paths/~1api~1v4~1properties~1{id}~1res/get/responses/200/links/downloadAgain",
    "/paths/~1api~1v4~1search_property/post",
    "/paths/~1api~1v4~1search_property/post/requestBody",
    "/paths/~1api~1v4~1search_property/post/responses/200"

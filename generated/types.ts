@@ -2225,7 +2225,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The verification result. */
+            /** @description The verification result. When `results.pep_clear` is false and a watchlist report exists, `assets.pep_watchlist` holds the path of its PDF (getManualPepWatchlist with this transaction_id); otherwise there is none to download. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -2435,7 +2435,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The created verification, of the kind requested: an Online Ownership verification (`address` is an object) or a title search (`address` is a string). */
+            /** @description The created verification, of the kind requested, told apart by its `address`. An Online Ownership verification (`address` an object): its PDF report is getOnlineOwnershipPdf with this `id`, the path its `property_verifications[].pdf` gives. A title search (`address` a string): its file is getTitleSearchDocument with this `id`, the path its `property_verifications[].pdf` gives. */
             200: {
                 headers: {
                     [name: string]: unknown;

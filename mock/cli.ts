@@ -1,9 +1,10 @@
 // npm run mock [-- --port N --host H --key K --secret S]: serve the contract mock (127.0.0.1, --port,
 // PORT, or 4010). With --key and --secret it refuses wrong credentials too, as the sandbox does. Its
 // command line is read by the package's one parser (src/cli/args.ts), as idv-sandbox's is: an
-// unknown flag, or one without its value, is one line and the usage, exit 2.
+// unknown flag, or one without its value, is one line and the usage, exit 2; so is a start that
+// failed (a port in use, named with its host), as idv-sandbox says it (src/server startFailed).
 import { asUsage, parseFlags, readCommandLine, UsageError } from "../src/cli/args.js";
-import { closeOnSignals, parsePort, reportStartError } from "../src/server/index.js";
+import { closeOnSignals, parsePort, startFailed } from "../src/server/index.js";
 import { startMock } from "./server.js";
 
 const USAGE = `Usage: npm run mock -- [options]
@@ -49,10 +50,12 @@ try {
   closeOnSignals(() => mock.close());
   console.log(`Contract mock listening on ${mock.url}`);
 } catch (error) {
-  const inUse = reportStartError(
-    error,
-    "mock: could not start: ",
-    "the port is in use; pick another with --port or PORT",
+  // Exit 2, as idv-sandbox: a start that failed is told apart from a run that ended badly.
+  process.exit(
+    startFailed(error, "mock: could not start: ", {
+      host: args.host,
+      port: args.port,
+      move: "pick another with --port or PORT (0 picks a free one)",
+    }),
   );
-  process.exit(inUse ? 1 : 2);
 }

@@ -6,7 +6,7 @@
 // The command line is read in cli-args.ts. `idv-sandbox trigger EVENT …` makes a running sandbox
 // send one event (trigger-cli.ts).
 import { readCommandLine } from "../src/cli/args.js";
-import { closeOnSignals, reportStartError } from "../src/server/index.js";
+import { closeOnSignals, startFailed } from "../src/server/index.js";
 import { parse, USAGE } from "./cli-args.js";
 import { launchSandbox } from "./start.js";
 import { StateFileError } from "./state/file.js";
@@ -66,12 +66,13 @@ async function main(): Promise<void> {
     }
     // Exit 2 for every start that failed (a port in use, a host it cannot listen on, a state file), as
     // for a refused flag: 1 is kept for a run that ended badly (the last save failed).
-    reportStartError(
-      error,
-      "sandbox: could not start: ",
-      `port ${args.port} is in use; pick another with --port (0 picks a free one)`,
+    process.exit(
+      startFailed(error, "sandbox: could not start: ", {
+        host: args.host,
+        port: args.port,
+        move: "pick another with --port (0 picks a free one)",
+      }),
     );
-    process.exit(2);
   }
 }
 

@@ -3,11 +3,17 @@
 // build/docs under the directory npm runs scripts in (DOCS_DIR moves it). Started with `exec node`,
 // this process is the one npm's signal reaches: SIGINT or SIGTERM closes both servers, then it exits.
 import { resolve } from "node:path";
-import { closeOnSignals, parsePort, reportStartError } from "../src/server/index.js";
+import { closeOnSignals, parsePort, startFailed } from "../src/server/index.js";
 import { listen } from "../src/server/static-files.js";
 import { launchSandbox } from "./start.js";
 
-/** Listen with `start`; a port in use is said with the port and the variable that moves it, then exit 1. */
+/** The host both servers listen on (launchSandbox's default, and the docs server's). */
+const HOST = "127.0.0.1";
+
+/**
+ * Listen with `start`; a port in use is one line with the port, the host and the variable that
+ * moves it, then exit 2, as idv-sandbox exits when it cannot start.
+ */
 async function listening<T>(
   start: () => Promise<T>,
   port: number,
@@ -17,12 +23,14 @@ async function listening<T>(
   try {
     return await start();
   } catch (error) {
-    reportStartError(
-      error,
-      "npm start: could not serve: ",
-      `port ${port} (the ${what}) is in use; set ${variable} to another port (${variable}=0 picks a free one)`,
+    process.exit(
+      startFailed(error, "npm start: could not serve: ", {
+        host: HOST,
+        port,
+        what,
+        move: `set ${variable} to another port (${variable}=0 picks a free one)`,
+      }),
     );
-    process.exit(1);
   }
 }
 
@@ -30,7 +38,7 @@ try {
   const sandboxPort = parsePort(process.env.SANDBOX_PORT, 4010, "SANDBOX_PORT");
   const docsPort = parsePort(process.env.DOCS_PORT, 8080, "DOCS_PORT");
   const sandbox = await listening(
-    () => launchSandbox({ port: sandboxPort, log: (line) => console.log(`sandbox: ${line}`) }),
+    () => launchSandbox({ port: sandboxPort, host: HOST, log: (line) => console.log(`sandbox: ${line}`) }),
     sandboxPort,
     "SANDBOX_PORT",
     "sandbox",
@@ -60,6 +68,7 @@ try {
     ].join("\n"),
   );
 } catch (error) {
-  reportStartError(error, "npm start: could not serve: ", "a port is in use; set SANDBOX_PORT or DOCS_PORT");
-  process.exit(1);
+  // A port variable that is no port: one line, exit 2, as a refused flag.
+  console.error(`npm start: ${String((error as Error)?.message ?? error)}`);
+  process.exit(2);
 }

@@ -6,7 +6,7 @@ import { existsSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { buildSite, DEFAULT_BUILD } from "./docs/build-site.js";
 import { listen, ROUTES_FILE } from "../src/server/static-files.js";
-import { closeOnSignals, parsePort, reportStartError } from "../src/server/index.js";
+import { closeOnSignals, parsePort, startFailed } from "../src/server/index.js";
 
 async function main(): Promise<void> {
   const { values } = parseArgs({ options: { port: { type: "string" } }, strict: true });
@@ -17,12 +17,20 @@ async function main(): Promise<void> {
     console.log("docs:serve: build/docs is missing or out of date; building it first");
     await buildSite(DEFAULT_BUILD);
   }
-  const { url, close } = await listen(DEFAULT_BUILD.outDir, port);
+  const { url, close } = await listen(DEFAULT_BUILD.outDir, port).catch((error: unknown) => {
+    process.exit(
+      startFailed(error, "docs:serve: ", {
+        host: "127.0.0.1",
+        port,
+        move: "pick another with --port or PORT",
+      }),
+    );
+  });
   console.log(`docs:serve: serving build/docs at ${url} (Ctrl+C to stop)`);
   closeOnSignals(close);
 }
 
 main().catch((error: unknown) => {
-  reportStartError(error, "docs:serve: ", "that port is in use; pick another with --port or PORT");
+  console.error(`docs:serve: ${String((error as Error)?.message ?? error)}`);
   process.exitCode = 1;
 });

@@ -23,13 +23,14 @@
 //   with a node:http adapter (node-adapter.ts) and a WHATWG fetch adapter (fetch-adapter.ts: its
 //   body read by stream-body.ts within the limit, a 60 s deadline and the request's signal).
 // - parsePort, listen(server, port, host) → { url, close }, closeOnSignals(close?) (SIGINT/SIGTERM:
-//   close every server `listen` started, then exit), reportStartError.
+//   close every server `listen` started, then exit), startFailed (one line naming the port and host in use; exit 2).
 export { type Answer, sendAnswer } from "./answer.js";
 export { decodeJsonBody, jsonDepth, MAX_JSON_DEPTH, MAX_JSON_VALUES, readBody } from "./body.js";
 export type { BodyRead, JsonProblem, JsonRead } from "./body.js";
 export { createSafeServer, headRefusal, HttpError, MAX_REQUEST_HEADERS, safeHandler } from "./handler.js";
 export type { ErrorBody, SafeHandler, SafeServerOptions } from "./handler.js";
-export { closeAll, closeOnSignals, listen, parsePort, reportStartError } from "./lifecycle.js";
+export { closeAll, closeOnSignals, listen, parsePort, startFailed } from "./lifecycle.js";
+export type { ListenAttempt } from "./lifecycle.js";
 export type { Listening } from "./lifecycle.js";
 export { headerRecord } from "./headers.js";
 export { hasEssence, isJsonMediaType, parseMediaType } from "../contract/media-type.js";

@@ -90,12 +90,30 @@ export function closeOnSignals(
   process.on("SIGTERM", stop);
 }
 
+/** Where a server tried to listen, and how its user picks another port. */
+export interface ListenAttempt {
+  host: string;
+  port: number;
+  /** Which of the command's servers it is, when it starts more than one ("docs site"). */
+  what?: string;
+  /** How the command that started it moves the port: "pick another with --port (0 picks a free one)". */
+  move: string;
+}
+
+/** The exit code of a server that could not start: 2, as for a refused flag (1 is a run that ended badly). */
+const START_FAILED = 2;
+
 /**
- * Print why a server could not start as `${prefix}${reason}` on stderr: `inUse` when its port is taken,
- * the error's message otherwise. Returns whether the port was in use; the caller picks the exit code.
+ * Say on stderr, in one line, why a server could not start: a port in use names the port and the
+ * host and how to pick another; another error gives its message (listen's names the address).
+ * Returns the exit code every CLI of the package gives for it, START_FAILED.
  */
-export function reportStartError(error: unknown, prefix: string, inUse: string): boolean {
-  const portInUse = (error as NodeJS.ErrnoException)?.code === "EADDRINUSE";
-  console.error(`${prefix}${portInUse ? inUse : String((error as Error)?.message ?? error)}`);
-  return portInUse;
+export function startFailed(error: unknown, prefix: string, at: ListenAttempt): number {
+  const why =
+    (error as NodeJS.ErrnoException)?.code === "EADDRINUSE"
+      ? `port ${at.port} on ${at.host}${at.what ? ` (the ${at.what})` : ""} is in use; ${at.move}`
+      : String((error as Error)?.message ?? error);
+  // One line: a message with line breaks (a wrapped cause) would read as several failures.
+  console.error(`${prefix}${why.replace(/\s*[\r\n]+\s*/g, " ").trim()}`);
+  return START_FAILED;
 }

@@ -2,7 +2,7 @@
 // stopped by SIGTERM with its port freed, even while a client holds a connection open.
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
-import { connect } from "node:net";
+import { type AddressInfo, connect, createServer } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fromRoot } from "../../scripts/lib/paths.js";
 import { compileToTemp } from "../support/compiled.js";
@@ -96,6 +96,26 @@ describe("the compiled mock", () => {
     expect(run.stderr.split("\n")[0]).toBe(line);
     expect(run.stderr).toContain("Usage: npm run mock");
     expect(run.stdout).not.toMatch(/listening/);
+  });
+
+  it("a port in use is one line naming the port and the host, exit 2, as idv-sandbox says it", async () => {
+    const busy = createServer();
+    await new Promise<void>((resolve) => busy.listen(0, "127.0.0.1", resolve));
+    const port = (busy.address() as AddressInfo).port;
+    try {
+      const run = spawnSync(process.execPath, [`${out}/mock/cli.js`, "--port", String(port)], {
+        cwd: fromRoot(),
+        encoding: "utf8",
+        timeout: 20_000,
+      });
+      expect(run.stderr).toBe(
+        `mock: could not start: port ${port} on 127.0.0.1 is in use; pick another with --port or PORT (0 picks a free one)\n`,
+      );
+      expect(run.status).toBe(2);
+      expect(run.stdout).not.toMatch(/listening/);
+    } finally {
+      await new Promise((resolve) => busy.close(resolve));
+    }
   });
 
   it("answers from dist, and SIGTERM closes its port and exits 0 though a connection is open", async () => {

@@ -207,7 +207,7 @@ describe("npm run sandbox", () => {
       const run = (args: string[]) => runSync(args, cleanEnv());
       const inUse = run(["--port", String(port)]);
       expect(inUse.stderr).toBe(
-        `sandbox: could not start: port ${port} is in use; pick another with --port (0 picks a free one)\n`,
+        `sandbox: could not start: port ${port} on 127.0.0.1 is in use; pick another with --port (0 picks a free one)\n`,
       );
       expect(inUse.status).toBe(2);
       // 192.0.2.1 (TEST-NET-1) is no address of this machine.

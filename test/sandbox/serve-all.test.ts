@@ -54,7 +54,7 @@ describe("npm start", () => {
     ["SANDBOX_PORT", "sandbox"],
     ["DOCS_PORT", "docs site"],
   ])(
-    "says which port is in use and that %s moves it",
+    "says which port of which host is in use and that %s moves it, exit 2",
     async (variable, what) => {
       const start: string = JSON.parse(readFileSync(fromRoot("package.json"), "utf8")).scripts.start;
       const serve = (start.split(" && ").at(-1) ?? "").replace("dist/", `${compiled}/`);
@@ -70,9 +70,9 @@ describe("npm start", () => {
         let err = "";
         child.stderr.on("data", (c: Buffer) => (err += c.toString()));
         const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
-        expect(code).toBe(1);
+        expect(code).toBe(2);
         expect(err).toBe(
-          `npm start: could not serve: port ${port} (the ${what}) is in use; set ${variable} to another port (${variable}=0 picks a free one)\n`,
+          `npm start: could not serve: port ${port} on 127.0.0.1 (the ${what}) is in use; set ${variable} to another port (${variable}=0 picks a free one)\n`,
         );
       } finally {
         await new Promise((resolve) => busy.close(resolve));

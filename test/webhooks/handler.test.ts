@@ -1,5 +1,6 @@
 // createWebhookHandler in both its forms (node:http listener; fetch handler behind a node:http
 // adapter): the status of each outcome, which handler is called, and that no answer says why.
+// (When the handler runs, before or after the answer, and its failures: handler-runs.test.ts.)
 import type { RequestListener } from "node:http";
 import { afterEach, describe, expect, expectTypeOf, it, vi } from "vitest";
 import {
@@ -7,7 +8,6 @@ import {
   createWebhookHandler,
   type DedupeStore,
   DeliveryNotRecordedError,
-  type KnownWebhookEvent,
   MemoryDedupeStore,
   type UnknownWebhookEvent,
   type WebhookEventOf,
@@ -15,46 +15,12 @@ import {
   type WebhookRefusal,
 } from "../../src/webhooks/index.js";
 import { deliveryOf, exampleDeliveries, personalValues } from "./deliveries.js";
-import { FORMS, type Form, listenerOf, serve } from "./handler-servers.js";
+import { FORMS, listenerOf, serve } from "./handler-servers.js";
+import { BEARER, CASES, closeLater, closeStarted, EVENTS, start, TOKEN } from "./handler-start.js";
 
-const TOKEN = "tok_handler_test_91c4";
-const BEARER = { scheme: "bearer", token: TOKEN } as const;
-const EVENTS = "/idv/events";
-const CASES = "/cases/5d0e7b21aa";
 const WORDS = ["OK", "Bad Request", "Unauthorized", "Not Found", "Method Not Allowed", "Content Too Large"];
 
-const open: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  await Promise.all(open.splice(0).map((close) => close()));
-});
-
-/** One handler for the events URL (credentials) and one for the workflow URL ("none"), served in one form. */
-async function start(form: Form, options: Partial<WebhookHandlerOptions> = {}, listener?: RequestListener) {
-  const calls: (KnownWebhookEvent | UnknownWebhookEvent)[] = [];
-  const refusals: WebhookRefusal[] = [];
-  const on = options.on ?? ((event: KnownWebhookEvent) => void calls.push(event));
-  const dedupe = options.dedupe ?? createDeduper();
-  const base = { dedupe, on, onRefused: (r: WebhookRefusal) => void refusals.push(r), ...options };
-  const events = createWebhookHandler({ credentials: BEARER, ...base });
-  const cases = createWebhookHandler({ ...base, credentials: "none" });
-  const { url, close } = await serve(listener ?? listenerOf(form, { [EVENTS]: events, [CASES]: cases }));
-  open.push(close);
-  /** POST a delivery as the service does: workflow ones to the secret path, others with the token. */
-  const post = (
-    event: string,
-    init: { body?: BodyInit; headers?: Record<string, string>; path?: string } = {},
-  ) => {
-    const d = deliveryOf(event);
-    const workflow = d.channel === "workflowCase";
-    return fetch(`${url}${init.path ?? (workflow ? CASES : EVENTS)}`, {
-      method: "POST",
-      headers: { ...d.headers, ...(workflow ? {} : { Authorization: `Bearer ${TOKEN}` }), ...init.headers },
-      body: init.body ?? d.body,
-      duplex: "half",
-    } as RequestInit);
-  };
-  return { url, calls, refusals, post, events };
-}
+afterEach(closeStarted);
 
 describe.each(FORMS)("createWebhookHandler, %s form", (form) => {
   it("calls the typed handler of each example event once, after answering 200", async () => {
@@ -161,7 +127,7 @@ describe.each(FORMS)("createWebhookHandler, %s form", (form) => {
       on: { test: (e) => void calls.push(e.event) },
     });
     const { url, close } = await serve(listenerOf(form, { [EVENTS]: handler }));
-    open.push(close);
+    closeLater(close);
     const d = deliveryOf("test");
     const send = (auth?: string) =>
       fetch(`${url}${EVENTS}`, {
@@ -249,138 +215,6 @@ describe.each(FORMS)("createWebhookHandler, %s form", (form) => {
     expect(refusals).toEqual([{ status: 503, reason: "not_recorded", notRecorded: reason }]);
   });
 
-  it("after-handler: a handler that throws is answered 500 and the retry is processed", async () => {
-    let attempts = 0;
-    const errors: unknown[] = [];
-    const { post } = await start(form, {
-      acknowledge: "after-handler",
-      onError: (error, failure) => void errors.push([failure.stage, (error as Error).message]),
-      on: {
-        completed: async () => {
-          if (++attempts === 1) throw new Error("database down");
-        },
-      },
-    });
-    const first = await post("completed");
-    expect(first.status).toBe(500);
-    expect(await first.text()).toBe("Internal Server Error");
-    expect((await post("completed")).status).toBe(200);
-    expect((await post("completed")).status).toBe(200); // now a duplicate
-    expect(attempts).toBe(2);
-    expect(errors).toEqual([["handler", "database down"]]);
-  });
-
-  it("after-handler: a retry while the first attempt's handler runs is 503, so a failing first attempt is not lost", async () => {
-    let release!: () => void;
-    const gate = new Promise<void>((resolve) => (release = resolve));
-    let started!: () => void;
-    const running = new Promise<void>((resolve) => (started = resolve));
-    let attempts = 0;
-    const { post, refusals } = await start(form, {
-      acknowledge: "after-handler",
-      onError: () => undefined,
-      on: {
-        completed: async () => {
-          if (++attempts > 1) return;
-          started();
-          await gate;
-          throw new Error("database down");
-        },
-      },
-    });
-    const first = post("completed");
-    await running;
-    // The service retries while the first attempt is still being handled.
-    expect((await post("completed")).status).toBe(503);
-    expect(refusals.map((r) => r.reason)).toEqual(["in_progress"]);
-    release();
-    expect((await first).status).toBe(500);
-    // The first attempt failed and was forgotten: the next retry is processed.
-    expect((await post("completed")).status).toBe(200);
-    expect(attempts).toBe(2);
-  });
-
-  it("after-handler: a store that cannot forget is reported, the answer is still 500", async () => {
-    const claimed = new Set<string>();
-    const store: DedupeStore = { claim: (key) => !claimed.has(key) && Boolean(claimed.add(key)) };
-    const stages: string[] = [];
-    const { post } = await start(form, {
-      acknowledge: "after-handler",
-      dedupe: createDeduper({ store }),
-      onError: (_, failure) => void stages.push(failure.stage),
-      on: () => {
-        throw new TypeError("bug");
-      },
-    });
-    expect((await post("created")).status).toBe(500);
-    expect(stages).toEqual(["handler", "forget"]);
-  });
-
-  it("before-handler (the default): 200 first; a failing handler goes to onError, its work to defer", async () => {
-    let release!: () => void;
-    const gate = new Promise<void>((resolve) => (release = resolve));
-    const deferred: Promise<void>[] = [];
-    const errors: string[] = [];
-    let finished = false;
-    const { post } = await start(form, {
-      defer: (work) => void deferred.push(work),
-      onError: (error, failure) =>
-        void errors.push(`${failure.stage} ${(error as Error).message} ${failure.event?.event}`),
-      on: {
-        created: async () => {
-          await gate; // still running when the answer is sent
-          finished = true;
-        },
-        error: () => {
-          throw new Error("no handler for errors yet");
-        },
-      },
-    });
-    expect((await post("created")).status).toBe(200);
-    expect(finished).toBe(false);
-    expect(deferred).toHaveLength(1);
-    release();
-    await deferred[0];
-    expect(finished).toBe(true);
-    expect((await post("error")).status).toBe(200);
-    await deferred[1];
-    expect(errors).toEqual(["handler no handler for errors yet error"]);
-  });
-
-  it("by default logs a failing handler by the error's name only", async () => {
-    const logged = vi.spyOn(console, "error").mockImplementation(() => {});
-    try {
-      const deferred: Promise<void>[] = [];
-      const { post } = await start(form, {
-        defer: (work) => void deferred.push(work),
-        onError: undefined,
-        on: () => {
-          throw new RangeError("Jane Doe, born 1985-07-02");
-        },
-      });
-      expect((await post("completed")).status).toBe(200);
-      await deferred[0];
-      const text = logged.mock.calls.flat().join("\n");
-      expect(text).toContain("RangeError");
-      expect(text).not.toContain("Jane");
-    } finally {
-      logged.mockRestore();
-    }
-  });
-
-  it("lets no error of its hooks reach the request", async () => {
-    const { post } = await start(form, {
-      onRefused: () => {
-        throw new Error("logger down");
-      },
-      defer: () => {
-        throw new Error("defer down");
-      },
-    });
-    expect((await post("created", { body: "{" })).status).toBe(400);
-    expect((await post("created")).status).toBe(200);
-  });
-
   it("answers every refusal with its status's own words only", async () => {
     const { url } = await start(form, { maxBodyBytes: 2_048 });
     const d = deliveryOf("completed");
@@ -436,7 +270,7 @@ describe("createWebhookHandler, node form only", () => {
     };
     const raw = await serve(parse("bytes"));
     const parsed = await serve(parse("object"));
-    open.push(raw.close, parsed.close);
+    closeLater(raw.close, parsed.close);
     expect((await fetch(raw.url, init)).status).toBe(200);
     expect(calls).toEqual(["completed"]);
     expect((await fetch(parsed.url, init)).status).toBe(500);
