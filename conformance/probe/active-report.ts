@@ -4,13 +4,14 @@
 import type { Writable } from "node:stream";
 import { write } from "../findings/report-sink.js";
 import { type ReportFormat, xml } from "../findings/reporters.js";
+import type { AnyCheckName } from "./active-checks.js";
 
 /** A violation or warning of an active test. */
 export interface ActiveFinding {
   /** Where it points: `response.status`, `response.body`, `receiver.answer`… */
   in: string;
-  /** The check that made it. */
-  check: string;
+  /** The check that made it: one of the suite's, or an active test's own (active-checks.ts). */
+  check: AnyCheckName;
   /** A JSON pointer into that part ("" for the whole). */
   pointer: string;
   message: string;
