@@ -225,6 +225,31 @@ describe("--format sarif", () => {
     expect(lineAt(operation.artifactLocation.uri, operation.region.startLine)).toBe("post:");
   });
 
+  it("places an active check on a member of the answer's body on that member of the documented response", async () => {
+    const origin: ActiveResult = {
+      ...generated,
+      phase: "auth",
+      case: "credentials sent from a browser script (Origin header)",
+      status: 400,
+      violations: [
+        {
+          in: "response.body",
+          check: "credentials_at_risk",
+          pointer: "/error_code",
+          message: "expected error_code CRED_AT_RISK",
+        },
+      ],
+    };
+    const log = JSON.parse(await written("sarif", report([origin])));
+    const [location] = log.runs[0].results[0].locations;
+    expect(location.logicalLocations[0].fullyQualifiedName).toMatch(
+      /^\/paths\/~1api~1v4~1pep_checks\/post\/responses\/400\/content\/.+\/error_code$/,
+    );
+    const { uri } = location.physicalLocation.artifactLocation;
+    expect(uri).toBe("openapi/components/schemas/ServiceError.yaml");
+    expect(lineAt(uri, location.physicalLocation.region.startLine).trim()).toMatch(/^error_code:/);
+  });
+
   it("fences a reproducer that holds backticks with a longer fence", async () => {
     const curl = "printf '```'\ncurl -sS 'http://127.0.0.1/````'";
     const log = JSON.parse(await written("sarif", report([{ ...generated, curl }])));
