@@ -2,8 +2,9 @@
 // deployment with one fault (and a receiver with one): the failed requests are SARIF results on the
 // contract's own source lines (a line that really holds the operation, or the part of it a finding
 // broke) and GitHub annotations there, each with its case, check and reproducer.
-import { existsSync, readFileSync } from "node:fs";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { existsSync, readFileSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { physicalPointer, loadSourceTables, sourceLine } from "../../conformance/findings/contract-source.js";
 import { type RunningSandbox, launchSandbox } from "../../sandbox/start.js";
 import { fromRoot } from "../../scripts/lib/paths.js";
@@ -11,14 +12,18 @@ import { loadAsyncApi, loadOpenApi, type Json } from "../support/contract.js";
 import { startBrokenServer, type ServerFault } from "./fixtures/probe/broken-servers.js";
 import { startFixtureReceiver, TOKEN, WORKFLOW_PATH } from "./fixtures/probe/receivers.js";
 import { runInProcess } from "./fixtures/probe/run-cli.js";
+import { tempDir } from "./support/cli.js";
 import { validateSarif } from "./support/sarif-schema.js";
 
 const CREDENTIALS = { apiKey: "probe-formats-key-7c2d", secret: "probe-formats-secret-e81a" };
 const openapi = loadOpenApi();
 const asyncapi = loadAsyncApi();
 
+const dir = tempDir();
 let sandbox: RunningSandbox;
 beforeAll(async () => {
+  // A job summary only where a test asks for one, never the CI job's own.
+  vi.stubEnv("GITHUB_STEP_SUMMARY", "");
   sandbox = await launchSandbox({
     port: 0,
     credentials: CREDENTIALS,
@@ -27,6 +32,8 @@ beforeAll(async () => {
   });
 });
 afterAll(async () => {
+  vi.unstubAllEnvs();
+  rmSync(dir, { recursive: true, force: true });
   await sandbox.close();
 });
 
@@ -132,7 +139,9 @@ describe("probe --format sarif", () => {
 });
 
 describe("probe --format github", () => {
-  it("annotates the operation's line with the case, the check and the reproducer", async () => {
+  it("annotates the operation's line with the case, the check and the reproducer, and writes the job summary", async () => {
+    const summary = join(dir, "summary.md");
+    vi.stubEnv("GITHUB_STEP_SUMMARY", summary);
     const output = await probeOf("refuses-example", "github", [
       "--phases",
       "examples",
@@ -154,6 +163,10 @@ describe("probe --format github", () => {
     expect(message).toContain("[example_accepted]: answered 422; expected 2xx\nreproduce:\n");
     expect(message).toContain("curl -sS -i -X POST");
     expect(message).not.toContain(CREDENTIALS.secret);
+    vi.stubEnv("GITHUB_STEP_SUMMARY", "");
+    const markdown = readFileSync(summary, "utf8");
+    expect(markdown).toMatch(/^## idv-conformance probe: failed\n/);
+    expect(markdown).toContain("| `example_accepted` | 1 | 0 |");
   }, 60_000);
 });
 
