@@ -15,7 +15,7 @@ import { type ContractFile, contractPointer } from "./contract-location.js";
 import { type SourceLine, type SourceTable, sourceLine } from "./contract-source.js";
 import type { EntryResult, Finding, Summary } from "./findings.js";
 import { Spool } from "./report-sink.js";
-import { CHECK_NAMES, CHECK_RULES } from "./rules.js";
+import { CHECK_NAMES, CHECK_RULES, type CheckRule } from "./rules.js";
 import { jsonText, shownText, wellFormed } from "./shown.js";
 import { toolVersion } from "./tool-version.js";
 
@@ -30,10 +30,20 @@ const CHECKS_URI = "https://github.com/idv-contract/idv-contract/blob/main/docs/
 const RESULTS = "\u0000results";
 
 /** The base a bundled contract's path is relative to. */
-const PACKAGE_BASE = "CONTRACT_PACKAGE_ROOT";
+export const PACKAGE_BASE = "CONTRACT_PACKAGE_ROOT";
 
 /** The base the contract's split sources are relative to: the repository's root, as code scanning names it. */
-const SOURCE_BASE = "%SRCROOT%";
+export const SOURCE_BASE = "%SRCROOT%";
+
+/** The run's base URIs, as every SARIF log of the suite declares them. */
+export const ORIGINAL_URI_BASE_IDS = {
+  [SOURCE_BASE]: {
+    description: {
+      text: "The root of the contract's repository, where its split sources (openapi/, asyncapi/) are.",
+    },
+  },
+  [PACKAGE_BASE]: { description: { text: "The root of the installed idv-contract package." } },
+};
 
 /** Why results are not on source lines, when they are not. */
 const NO_SOURCES = {
@@ -58,21 +68,24 @@ export function fileUri(file: string | undefined): string | undefined {
     .join("/");
 }
 
-/** The rules, as tool.driver.rules lists them. */
-function rules() {
-  return CHECK_NAMES.map((id) => {
-    const rule = CHECK_RULES[id];
-    return {
-      id,
-      name: id.replace(/(^|_)([a-z])/g, (_, _sep, c: string) => c.toUpperCase()),
-      shortDescription: { text: rule.title },
-      fullDescription: { text: rule.description },
-      help: { text: rule.help },
-      helpUri: CHECKS_URI,
-      defaultConfiguration: { level: rule.level },
-    };
-  });
+/** What a SARIF rule is made from: a check's words (findings/rules.ts, or an active test's table). */
+export type RuleWords = Pick<CheckRule, "title" | "description" | "help" | "level">;
+
+/** A check as tool.driver.rules lists it: its name as the id, its words, where it is explained. */
+export function sarifRule(id: string, rule: RuleWords, helpUri = CHECKS_URI) {
+  return {
+    id,
+    name: id.replace(/(^|_)([a-z])/g, (_, _sep, c: string) => c.toUpperCase()),
+    shortDescription: { text: rule.title },
+    fullDescription: { text: rule.description },
+    help: { text: rule.help },
+    helpUri,
+    defaultConfiguration: { level: rule.level },
+  };
 }
+
+/** The suite's rules, as tool.driver.rules lists them. */
+export const checkRules = () => CHECK_NAMES.map((id) => sarifRule(id, CHECK_RULES[id]));
 
 /** Writes a SARIF log: one run, its rules, then every finding of every entry as a result. */
 export class SarifReporter {
@@ -105,16 +118,9 @@ export class SarifReporter {
       version: "2.1.0",
       runs: [
         {
-          tool: { driver: driver() },
+          tool: { driver: sarifDriver(checkRules()) },
           ...this.invocations(),
-          originalUriBaseIds: {
-            [SOURCE_BASE]: {
-              description: {
-                text: "The root of the contract's repository, where its split sources (openapi/, asyncapi/) are.",
-              },
-            },
-            [PACKAGE_BASE]: { description: { text: "The root of the installed idv-contract package." } },
-          },
+          originalUriBaseIds: ORIGINAL_URI_BASE_IDS,
           results: RESULTS,
           properties: { summary },
         },
@@ -183,27 +189,32 @@ export class SarifReporter {
 
   /** The contract's part in the contract file itself, by JSON pointer. */
   private contractLocation(pointer: string) {
-    return {
-      physicalLocation: {
-        artifactLocation: this.contract.bundled
-          ? { uri: this.contract.uri, uriBaseId: PACKAGE_BASE }
-          : { uri: fileUri(this.contract.uri) },
-      },
-      logicalLocations: [{ fullyQualifiedName: pointer || "/", kind: "object" }],
-      message: { text: `the contract at ${pointer || "/"}` },
-      properties: { jsonPointer: pointer },
-    };
+    return contractPartLocation(this.contract, pointer);
   }
 }
 
+/** A contract's part in the contract file itself (the bundle, or the --spec file), by JSON pointer. */
+export function contractPartLocation(contract: ContractFile, pointer: string) {
+  return {
+    physicalLocation: {
+      artifactLocation: contract.bundled
+        ? { uri: contract.uri, uriBaseId: PACKAGE_BASE }
+        : { uri: fileUri(contract.uri) },
+    },
+    logicalLocations: [{ fullyQualifiedName: pointer || "/", kind: "object" }],
+    message: { text: `the contract at ${pointer || "/"}` },
+    properties: { jsonPointer: pointer },
+  };
+}
+
 /** The tool, as tool.driver names it: its version, where it is explained, its rules. */
-function driver() {
+export function sarifDriver(rules: ReturnType<typeof sarifRule>[]) {
   const version = toolVersion();
   return {
     name: "idv-conformance",
     ...(version === undefined ? {} : { version, semanticVersion: version }),
     informationUri: INFORMATION_URI,
-    rules: rules(),
+    rules,
   };
 }
 
@@ -230,7 +241,7 @@ function exchangeLocation(r: EntryResult, where: string) {
 }
 
 /** A source line of the contract, relative to the repository root, with the part's pointer. */
-function sourceLocation(source: SourceLine, pointer: string) {
+export function sourceLocation(source: SourceLine, pointer: string) {
   return {
     physicalLocation: {
       artifactLocation: { uri: fileUri(source.uri) as string, uriBaseId: SOURCE_BASE },
@@ -241,5 +252,5 @@ function sourceLocation(source: SourceLine, pointer: string) {
 }
 
 /** A stable digest of where a finding is, so code scanning tracks it from run to run. */
-const fingerprint = (parts: string[]): string =>
+export const fingerprint = (parts: string[]): string =>
   createHash("sha256").update(parts.join("\u0000")).digest("hex").slice(0, 32);

@@ -3,120 +3,56 @@
 // they quote no value the peer sent: statuses, the contract's own words, and what the test itself sent.
 import type { Writable } from "node:stream";
 import { write } from "../findings/report-sink.js";
+import { stepSummaryFile } from "../findings/github.js";
 import { type ReportFormat, xml } from "../findings/reporters.js";
+import { jsonText } from "../findings/shown.js";
+import { writeActiveGithub } from "./active-github.js";
+import { activeContracts } from "./active-place.js";
+import {
+  type ActiveReport,
+  type ActiveResult,
+  type ActiveSummary,
+  findingLine,
+  phaseSummaries,
+  resultName,
+  summarize,
+} from "./active-result.js";
+import { activeSarif } from "./active-sarif.js";
 
-/** A violation or warning of an active test. */
-export interface ActiveFinding {
-  /** Where it points: `response.status`, `response.body`, `receiver.answer`… */
-  in: string;
-  /** The check that made it. */
-  check: string;
-  /** A JSON pointer into that part ("" for the whole). */
-  pointer: string;
-  message: string;
+export {
+  type ActiveFinding,
+  type ActiveReport,
+  type ActiveResult,
+  type ActiveSummary,
+  type LatencyRow,
+  latencyRows,
+  percentile,
+  phaseSummaries,
+  RECEIVED_EVENT,
+  summarize,
+} from "./active-result.js";
+
+/** What the SARIF and GitHub formats add to a report. */
+export interface ActiveReportOptions {
+  /** The contracts the run was made from, to place results on their source lines (default: the bundled ones). */
+  contracts?: { openapi?: unknown; asyncapi?: unknown };
+  /** The GitHub job summary file (default: $GITHUB_STEP_SUMMARY; none when unset). */
+  stepSummary?: string | undefined;
 }
-
-/** One request of an active test and its verdict. */
-export interface ActiveResult {
-  /** The phase or group it belongs to (`examples`, `negative`, `auth`, `stateful`, `deliveries`…). */
-  phase: string;
-  /** What this request tries, in words the test chose (never a value the peer sent). */
-  case: string;
-  operationId: string | null;
-  method: string;
-  /** The operation's path template, or the kind of URL (`events URL`). */
-  path: string;
-  /** The status answered; 0 when none came. */
-  status: number;
-  /** Milliseconds until the status line came. */
-  ms: number;
-  ok: boolean;
-  violations: ActiveFinding[];
-  warnings: ActiveFinding[];
-  /** A shell command that sends the same request (credentials as variables, never values). */
-  curl?: string;
-}
-
-/** Latency of one operation over the requests the run sent to it. */
-export interface LatencyRow {
-  operationId: string;
-  requests: number;
-  p50: number;
-  p99: number;
-}
-
-/** Totals of a run. */
-export interface ActiveSummary {
-  requests: number;
-  passed: number;
-  failed: number;
-  warnings: number;
-}
-
-/** A whole report. */
-export interface ActiveReport {
-  title: string;
-  target: string;
-  results: ActiveResult[];
-  latency: LatencyRow[];
-  /** Things the reader must know: phases not run and why, a request budget reached… */
-  notes: string[];
-}
-
-/** Totals of a list of results. */
-export function summarize(results: ActiveResult[]): ActiveSummary {
-  let passed = 0;
-  let warnings = 0;
-  for (const r of results) {
-    if (r.ok) passed++;
-    warnings += r.warnings.length;
-  }
-  return { requests: results.length, passed, failed: results.length - passed, warnings };
-}
-
-/** The `p`-th percentile (nearest rank) of sorted numbers. */
-export function percentile(sorted: number[], p: number): number {
-  if (sorted.length === 0) return 0;
-  const rank = Math.ceil((p / 100) * sorted.length);
-  return sorted[Math.min(sorted.length, Math.max(1, rank)) - 1] ?? 0;
-}
-
-/** The path of a result that is an event the test received (the probe's awaited events), not a request. */
-export const RECEIVED_EVENT = "(event received)";
-
-/** p50 and p99 per operation, over the requests that got an answer. */
-export function latencyRows(results: ActiveResult[]): LatencyRow[] {
-  const byOperation = new Map<string, number[]>();
-  for (const r of results) {
-    if (r.status === 0 || r.operationId === null || r.path === RECEIVED_EVENT) continue;
-    const list = byOperation.get(r.operationId) ?? [];
-    list.push(r.ms);
-    byOperation.set(r.operationId, list);
-  }
-  return [...byOperation.entries()]
-    .map(([operationId, times]) => {
-      const sorted = times.sort((a, b) => a - b);
-      return {
-        operationId,
-        requests: sorted.length,
-        p50: Math.round(percentile(sorted, 50) * 10) / 10,
-        p99: Math.round(percentile(sorted, 99) * 10) / 10,
-      };
-    })
-    .sort((a, b) => a.operationId.localeCompare(b.operationId));
-}
-
-const findingLine = (f: ActiveFinding): string => `${f.in} ${f.pointer || "/"} [${f.check}]: ${f.message}`;
-
-const resultName = (r: ActiveResult): string =>
-  `${r.phase}: ${r.case} (${r.method} ${r.path}${r.status ? ` → ${r.status}` : ""})`;
 
 /** Write a report in a format. */
 export async function writeActiveReport(
-  format: Exclude<ReportFormat, "sarif" | "github">,
+  format: ReportFormat,
   report: ActiveReport,
   out: Writable,
+  options: ActiveReportOptions = {},
 ): Promise<void> {
+  if (format === "sarif" || format === "github") {
+    const contracts = await activeContracts(options.contracts);
+    if (format === "sarif") return write(out, `${jsonText(activeSarif(report, contracts), 2)}\n`);
+    const stepSummary = "stepSummary" in options ? options.stepSummary : stepSummaryFile();
+    return writeActiveGithub(report, contracts, out, stepSummary);
+  }
   const summary = summarize(report.results);
   if (format === "json") {
     await write(
@@ -156,7 +92,11 @@ function junit(report: ActiveReport, summary: ActiveSummary): string {
       body += `    <testcase classname="${xml(r.operationId ?? phase)}" name="${xml(resultName(r))}" time="${(r.ms / 1000).toFixed(3)}">\n`;
       if (!r.ok) {
         const first = r.violations[0];
-        const detail = [...r.violations.map(findingLine), ...(r.curl ? ["", "Reproduce:", r.curl] : [])];
+        const detail = [
+          ...r.violations.map(findingLine),
+          ...(r.seed === undefined ? [] : ["", `Seed: ${r.seed}`]),
+          ...(r.curl ? ["", "Reproduce:", r.curl] : []),
+        ];
         body += `      <failure message="${xml(first ? `${first.check}: ${first.message}` : "failed")}" type="${xml(first?.check ?? "probe")}">${xml(detail.join("\n"))}</failure>\n`;
       }
       if (r.warnings.length > 0)
@@ -176,6 +116,7 @@ function text(report: ActiveReport, summary: ActiveSummary): string {
     lines.push(`${r.ok ? "!" : "✗"} ${resultName(r)}${r.status ? `, ${Math.round(r.ms)} ms` : ""}`);
     for (const f of r.violations) lines.push(`    ${findingLine(f)}`);
     for (const f of r.warnings) lines.push(`    warning: ${findingLine(f)}`);
+    if (r.seed !== undefined) lines.push(`    seed: ${r.seed}`);
     if (!r.ok && r.curl) lines.push("    reproduce:", ...r.curl.split("\n").map((l) => `      ${l}`));
     lines.push("");
   }
@@ -196,17 +137,6 @@ function text(report: ActiveReport, summary: ActiveSummary): string {
     `${summary.requests} request${summary.requests === 1 ? "" : "s"}: ${summary.passed} passed, ${summary.failed} failed, ${summary.warnings} warning${summary.warnings === 1 ? "" : "s"}`,
   );
   return `${lines.join("\n")}\n`;
-}
-
-/** Totals of each phase (or group), in the order they ran. */
-export function phaseSummaries(results: ActiveResult[]): ({ phase: string } & ActiveSummary)[] {
-  const phases = new Map<string, ActiveResult[]>();
-  for (const r of results) {
-    const list = phases.get(r.phase);
-    if (list) list.push(r);
-    else phases.set(r.phase, [r]);
-  }
-  return [...phases].map(([phase, list]) => ({ phase, ...summarize(list) }));
 }
 
 /** The closing summary of the text report: one row per phase (or group). */

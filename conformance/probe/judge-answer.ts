@@ -3,6 +3,7 @@
 // expects of the status and the error code.
 import { NOT_JSON, parseJson } from "../traffic/exchange.js";
 import type { EntryResult } from "../findings/findings.js";
+import type { AnyCheckName } from "./active-checks.js";
 import type { ActiveFinding } from "./active-report.js";
 import type { Answer } from "./http-send.js";
 import type { ProbeCase } from "./probe-case.js";
@@ -88,7 +89,7 @@ export function jsonOf(answer: Answer): unknown {
 function expectation(c: ProbeCase, answer: Answer, json: unknown): ActiveFinding[] {
   const e = c.expect;
   const status = answer.status;
-  const fail = (check: string, message: string): ActiveFinding[] => [
+  const fail = (check: AnyCheckName, message: string): ActiveFinding[] => [
     { in: "response.status", check, pointer: "", message },
   ];
   if (e.kind === "any") return [];

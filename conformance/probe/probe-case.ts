@@ -4,6 +4,7 @@
 import type { Json } from "../../src/contract/json.js";
 import type { HarRecorder } from "../proxy/har.js";
 import type { ConformanceChecker } from "../run/open-checker.js";
+import type { ActiveCheckName } from "./active-checks.js";
 import type { ActiveResult } from "./active-report.js";
 import type { ApiCredentials, CredentialVariant } from "./credentials.js";
 import type { Answer } from "./http-send.js";
@@ -53,10 +54,10 @@ export const DEFAULT_EVENT_TIMEOUT_MS = 60_000;
 /** What a request expects beyond the suite's checks. */
 export type Expectation =
   | { kind: "any" }
-  | { kind: "accepted"; check: string }
-  | { kind: "client-error"; check: string }
-  | { kind: "status"; status: number; check: string; code?: string }
-  | { kind: "not-status"; status: number; check: string };
+  | { kind: "accepted"; check: ActiveCheckName }
+  | { kind: "client-error"; check: ActiveCheckName }
+  | { kind: "status"; status: number; check: ActiveCheckName; code?: string }
+  | { kind: "not-status"; status: number; check: ActiveCheckName };
 
 /** One request of the probe. */
 export interface ProbeCase {

@@ -41,7 +41,8 @@ Options:
   --read-only             send only GET requests (nothing is created, nothing is archived)
   --allow-host HOST       allow a host that is not loopback (repeatable): writes cost money and send texts
   --record FILE.har       record every exchange (credentials and personal data redacted)
-  --format text|json|junit   report format (default: text)
+  --format FORMAT         text (default), json, junit, sarif (SARIF 2.1.0, each failure on the
+                          contract's source line) or github (Actions annotations and job summary)
   --out FILE              write the report to FILE instead of stdout
   --seed N                the seed of the choices the probe makes (default: random, printed)
   --max-requests N        send at most N requests (default 2000)
@@ -258,7 +259,7 @@ async function probeAndReport(
         ...notes,
       ],
     };
-    await writeActiveReport(args.format, report, out);
+    await writeActiveReport(args.format, report, out, { contracts: { openapi: document } });
     return summarize(results).failed > 0 ? 1 : 0;
   } finally {
     bar.clear();

@@ -139,7 +139,7 @@ class Waits implements EventWaits {
     for (const entry of entries) {
       const where = `workflow ${at.workflowId}, step ${at.stepId}, event ${show(entry?.stepId)}`;
       const found = await this.awaitOne(at.workflowId, entry, values);
-      const findings = found.problem
+      const findings: ActiveFinding[] = found.problem
         ? [{ in: "delivery", check: "event_received", pointer: "", message: `${where}: ${found.problem}` }]
         : failedCriteria(
             where,

@@ -4,6 +4,7 @@
 // them with fresh random ids; npm run build:vectors writes them, with fixed ids, to
 // vectors/receiver.json. One table, so the two can never disagree.
 import type { Json } from "../../src/contract/json.js";
+import type { ActiveCheckName } from "../probe/active-checks.js";
 import { type ExampleDelivery, isWorkflowChannel, knownEvents } from "./example-deliveries.js";
 
 /** The size of the large body: the size past which the service refuses uploads. */
@@ -44,7 +45,7 @@ export interface PlannedDelivery {
   body: { json: unknown } | { bytes: Buffer } | { repeated: RepeatedBody };
   judge: Judgement;
   /** The check a failure is reported under. */
-  check: string;
+  check: ActiveCheckName;
   /** A 3xx passes too (the Test button). */
   accept3xx?: boolean;
   /** Whether a correct receiver's handler runs for it: false for duplicates, refusals, unknown types. */

@@ -30,7 +30,8 @@ Options:
   --auth bearer:TOKEN|basic:USER:PASS   the receiver's credentials (or IDV_RECEIVER_AUTH in the environment)
   --workflow-url URL      the workflow case Webhook URL (its deliveries carry no credentials)
   --timeout MS            a delivery not acknowledged within MS failed (default ${DEFAULT_TIMEOUT_MS})
-  --format text|json|junit   report format (default: text)
+  --format FORMAT         text (default), json, junit, sarif (SARIF 2.1.0, each failure on the
+                          AsyncAPI message's source line) or github (Actions annotations and job summary)
   --out FILE              write the report to FILE instead of stdout
   -h, --help              show this help
 

@@ -1,6 +1,7 @@
 // One run of the receiver battery against one receiver: how a delivery is posted, how its answer is
 // judged (acknowledged, refused, still answering) and recorded, and the reproducer of a failed one.
 import { randomBytes, randomUUID } from "node:crypto";
+import type { ActiveCheckName } from "../probe/active-checks.js";
 import type { ActiveFinding, ActiveResult } from "../probe/active-report.js";
 import { type CurlHeader, curlCommand, shellQuote } from "../probe/curl.js";
 import { type Answer, send } from "../probe/http-send.js";
@@ -65,7 +66,7 @@ export const RANDOM_IDS: FreshIds = {
 };
 
 /** A finding on the receiver's answer. */
-export const answerFinding = (check: string, message: string): ActiveFinding => ({
+export const answerFinding = (check: ActiveCheckName, message: string): ActiveFinding => ({
   in: "receiver.answer",
   check,
   pointer: "",
@@ -143,7 +144,7 @@ export class ReceiverSession {
   }
 
   /** A delivery that must be acknowledged (2xx), quickly. */
-  async expectAck(d: Delivery, check: string, accept3xx = false): Promise<ActiveResult> {
+  async expectAck(d: Delivery, check: ActiveCheckName, accept3xx = false): Promise<ActiveResult> {
     const answer = await this.post(d);
     if (!d.workflow) this.ackStatuses.push(answer.status);
     const violations: ActiveFinding[] = [];

@@ -15,8 +15,14 @@ export const PROGRAM = "idv-conformance";
 /** The report formats, as `--format` takes them. */
 export const FORMATS: readonly ReportFormat[] = ["text", "json", "junit", "sarif", "github"];
 
-/** The formats of the active tests' reports (probe, receiver). */
-export const ACTIVE_FORMATS = ["text", "json", "junit"] as const satisfies readonly ReportFormat[];
+/** The formats of the active tests' reports (probe, receiver): every format. */
+export const ACTIVE_FORMATS = [
+  "text",
+  "json",
+  "junit",
+  "sarif",
+  "github",
+] as const satisfies readonly ReportFormat[];
 
 /** The flags every reporting verb takes. */
 export const REPORT_FLAGS = {

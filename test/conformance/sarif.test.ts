@@ -1,7 +1,6 @@
 // The SARIF report is a valid SARIF 2.1.0 log (the schema Microsoft ships with its SARIF SDK), with one
 // result per finding, a rule per check, the traffic file's line or entry, and the contract's part.
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { createRequire } from "node:module";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { Writable } from "node:stream";
@@ -16,21 +15,9 @@ import { fileUri } from "../../conformance/findings/sarif.js";
 import { messageExamples } from "../../scripts/contract/asyncapi-validate.js";
 import { loadAsyncApi, loadOpenApi } from "../support/contract.js";
 import type { Json } from "../../src/contract/json.js";
+import { validateSarif } from "./support/sarif-schema.js";
 
-const require = createRequire(import.meta.url);
-// ajv and ajv-formats are CommonJS: required, as src/contract/schema-validator.ts does.
-const { default: Ajv }: typeof import("ajv") = require("ajv");
-const { default: addFormats }: typeof import("ajv-formats") = require("ajv-formats");
-const schema = JSON.parse(
-  readFileSync(require.resolve("@microsoft/jest-sarif/lib/schemas/sarif-2.1.0-rtm.5.json"), "utf8"),
-);
-// The schema is draft-04, whose only difference that matters to Ajv's draft-07 is `id` for `$id`.
-delete schema.$schema;
-delete schema.id;
-// The schema's language-tag pattern is not a valid Unicode-mode regular expression (a stray `]`).
-const ajv = new Ajv({ strict: false, allErrors: true, unicodeRegExp: false });
-addFormats(ajv);
-const validate = ajv.compile(schema);
+const validate = validateSarif;
 
 const doc = loadOpenApi();
 const dir = mkdtempSync(join(tmpdir(), "idv-sarif-"));
