@@ -90,10 +90,8 @@ export function pathValueArbitrary(document: Json, schema: Json): fc.Arbitrary<s
   if (!isObject(s)) return fc.stringMatching(SEGMENT);
   if (Array.isArray(s.enum) && s.enum.length > 0) return fc.constantFrom(...s.enum.map(String));
   const examples: unknown[] = Array.isArray(s.examples) ? s.examples : [];
-  if (
-    s.format === "uuid" ||
-    (examples.length > 0 && examples.every((e) => typeof e === "string" && UUID.test(e)))
-  )
+  if (s.format === "uuid") return fc.uuid();
+  if (examples.length > 0 && examples.every((e) => typeof e === "string" && UUID.test(e)))
     return fc.oneof(
       { arbitrary: fc.uuid(), weight: 3 },
       { arbitrary: fc.stringMatching(SEGMENT, { maxLength: 40 }), weight: 1 },

@@ -15,7 +15,7 @@ import {
   objectShape,
   typesOf,
 } from "./schema-shape.js";
-import { stringArbitrary } from "./strings.js";
+import { stringArbitrary, withEdges } from "./strings.js";
 
 /** The most items an array gets above its minItems. */
 const FREE_ITEMS = 3;
@@ -153,18 +153,13 @@ export function numberArbitrary(s: Json, integer: boolean): fc.Arbitrary<number>
   const edges = [minExcluded ? undefined : min, maxExcluded ? undefined : max].filter(
     (n): n is number => n !== undefined,
   );
-  return edges.length === 0
-    ? inner
-    : fc.oneof({ arbitrary: inner, weight: 3 }, { arbitrary: fc.constantFrom(...edges), weight: 1 });
+  return withEdges(inner, edges);
 }
 
 /** Integers in [min, max], the bounds and their neighbours often. */
 export function integerAround(min: number, max: number): fc.Arbitrary<number> {
   const edges = [...new Set([min, min + 1, max - 1, max].filter((n) => n >= min && n <= max))];
-  return fc.oneof(
-    { arbitrary: fc.integer({ min, max }), weight: 3 },
-    { arbitrary: fc.constantFrom(...edges), weight: 1 },
-  );
+  return withEdges(fc.integer({ min, max }), edges);
 }
 
 function arrayArbitrary(document: Json, s: Json, depth: number): fc.Arbitrary<unknown[]> {
