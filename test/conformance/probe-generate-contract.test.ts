@@ -53,17 +53,19 @@ function valuesNamed(value: unknown, name: string, out: unknown[] = []): unknown
 function members(raw: Json) {
   const maxLength = new Map<string, number>();
   const dates = new Set<string>();
+  const emails = new Set<string>();
   for (const s of schemasOf(raw))
     for (const [name, list] of objectShape(document, s).properties)
       for (const m of list) {
         if (typeof m?.maxLength === "number") maxLength.set(name, m.maxLength);
+        if (m?.format === "email" || deref(document, m?.items ?? {})?.format === "email") emails.add(name);
         if (
           m?.format === "date" ||
           (typeof m?.pattern === "string" && new RegExp(m.pattern, "u").test("14/03/1985"))
         )
           dates.add(name);
       }
-  return { maxLength, dates };
+  return { maxLength, dates, emails };
 }
 
 /** The kinds of break a body's schema offers, from the keywords its schemas use. */
@@ -127,6 +129,31 @@ describe("valid bodies of the contract's operations", () => {
           name,
         ).toBe(true);
       }
+    },
+  );
+
+  it.each(json.map((op) => [op.operationId, op] as const))(
+    "%s: keeps the document's own rules: real days, deliverable e-mails",
+    (_, op) => {
+      const values = sample(bodyArbitraries(document, op.body!, MARK).valid).map((g) => g.value);
+      const { dates, emails } = members(op.body!.schema);
+      for (const day of [...dates]
+        .flatMap((name) => values.flatMap((v) => valuesNamed(v, name)))
+        .map(String)) {
+        const [y, m, d] = day.includes("/")
+          ? day.split("/").reverse().map(Number)
+          : day.split("-").map(Number);
+        const back = new Date(0);
+        back.setUTCFullYear(y!, m! - 1, d!); // years below 100 too, which Date.UTC reads as 19xx
+        expect([back.getUTCFullYear(), back.getUTCMonth() + 1, back.getUTCDate()], day).toEqual([y, m, d]);
+      }
+      // The x-gap's rule: a dot-atom local part, a domain of two or more DNS labels.
+      const atom = "[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+";
+      const label = "[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?";
+      const mailbox = new RegExp(`^${atom}(\\.${atom})*@${label}(\\.${label})+$`);
+      for (const name of emails)
+        for (const e of values.flatMap((v) => valuesNamed(v, name)).flat())
+          expect(String(e)).toMatch(mailbox);
     },
   );
 

@@ -13,6 +13,7 @@ import {
   pathValueArbitrary,
 } from "../../conformance/probe/generate/index.js";
 import { jpegFile, pngFile } from "../../conformance/probe/generate/files.js";
+import { UnsatisfiableSchema } from "../../conformance/probe/generate/schema-shape.js";
 import { formParts } from "../../src/contract/multipart.js";
 import { oracleFor } from "./support/generate-oracle.js";
 
@@ -132,5 +133,24 @@ describe("determinism and size", () => {
     expect(run.failed).toBe(true);
     const [smallest] = run.counterexample as [{ value: { name: string } }];
     expect([...smallest.value.name].length).toBe(4);
+  });
+});
+
+describe("schemas the generators cannot meet", () => {
+  const body = (schema: unknown) => ({ mediaType: "application/json", required: true, schema, examples: [] });
+
+  it("says so rather than drawing for ever: alternatives not told apart, a pattern never met", () => {
+    const alike = { oneOf: [{ type: "object" }, { type: "object" }] };
+    expect(() => bodyArbitraries({}, body(alike), "m")).toThrow(UnsatisfiableSchema);
+    const long = { type: "string", pattern: "^[0-9]+$", minLength: 400 };
+    expect(() => bodyArbitraries({}, body(long), "m")).toThrow(UnsatisfiableSchema);
+  });
+
+  it("falls back on the schema's examples when its pattern is out of reach", () => {
+    const long = { type: "string", pattern: "^[0-9]+$", minLength: 400, examples: ["7".repeat(400)] };
+    const { valid } = bodyArbitraries({}, body(long), "m");
+    expect(fc.sample(valid, { numRuns: 5, seed: 1 }).map((g) => g.value)).toEqual(
+      Array(5).fill("7".repeat(400)),
+    );
   });
 });

@@ -8,6 +8,7 @@ import {
   branchOf,
   branchRequired,
   deref,
+  filteredOrNone,
   isObject,
   isObjectSchema,
   MAX_DEPTH,
@@ -235,9 +236,9 @@ export function brokenArbitrary(
 ): fc.Arbitrary<BrokenValue> | undefined {
   const s = deref(document, schema);
   if (!isObject(s) || Object.keys(s).every((k) => !RULE_KEYWORDS.has(k))) return undefined;
-  return valid
-    .chain((v) => brokenOf(document, schema, v) ?? fc.constant(undefined))
-    .filter((b): b is BrokenValue => b !== undefined);
+  const broken = valid.chain((v) => brokenOf(document, schema, v) ?? fc.constant(undefined));
+  return filteredOrNone(broken, (b): b is BrokenValue => b !== undefined) as
+    fc.Arbitrary<BrokenValue> | undefined;
 }
 
 /** Keywords that state a rule a value can break. */

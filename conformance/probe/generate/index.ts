@@ -7,7 +7,8 @@ import type { ProbeOperation } from "../contract-operations.js";
 import { type BodyBytes, markReferences } from "../request-body.js";
 import { brokenArbitrary } from "./broken.js";
 import { brokenFormArbitrary, describeForm, formArbitrary, formBytes } from "./form.js";
-import { deref, isObject, typesOf } from "./schema-shape.js";
+import { deref, filteredOrNone, isObject, typesOf, UnsatisfiableSchema } from "./schema-shape.js";
+export { UnsatisfiableSchema };
 import { integerAround, numberBounds, valueArbitrary } from "./values.js";
 import { lengthBounds, patternOf } from "./strings.js";
 
@@ -98,6 +99,11 @@ export function pathValueArbitrary(document: Json, schema: Json): fc.Arbitrary<s
     );
   const { min, max } = lengthBounds(s);
   const re = patternOf(s);
-  if (re) return fc.stringMatching(re, { maxLength: max }).filter((v) => [...v].length >= min);
-  return fc.stringMatching(SEGMENT, { maxLength: max }).filter((v) => v.length >= Math.max(min, 1));
+  const made = re
+    ? filteredOrNone(fc.stringMatching(re, { maxLength: max }), (v) => [...v].length >= min)
+    : filteredOrNone(fc.stringMatching(SEGMENT, { maxLength: max }), (v) => v.length >= Math.max(min, 1));
+  const known = examples.filter((e): e is string => typeof e === "string");
+  if (made) return made;
+  if (known.length > 0) return fc.constantFrom(...known);
+  throw new UnsatisfiableSchema("no generated value meets the path parameter's schema");
 }

@@ -1,11 +1,29 @@
 // A schema as the generators read it: `$ref`s followed, an object's `allOf` members merged into one
 // shape (members, required names, closed or not, its conditional rules), and the small evaluator of
 // `if` schemas the conditional rules need (required, properties, const, enum, type).
+import fc from "fast-check";
 import { resolveRef } from "../../../src/contract/resolve-ref.js";
 import type { Json } from "../../../src/contract/json.js";
 
 /** Schema levels walked below a body's root; deeper members are neither generated nor broken. */
 export const MAX_DEPTH = 8;
+
+/** A schema the generators cannot make a value of (`false`, too deep, alternatives they cannot tell apart). */
+export class UnsatisfiableSchema extends Error {}
+
+/** How many values a filter is tried on before it is taken as one that would loop for ever. */
+const FILTER_PROBE = 64;
+
+/**
+ * `arb` filtered by `keep`; undefined when no value of a fixed sample meets `keep`, since fast-check
+ * would then draw for ever (a `--spec` contract's pattern with a long minLength, alternatives alike).
+ */
+export function filteredOrNone<T>(
+  arb: fc.Arbitrary<T>,
+  keep: (v: T) => boolean,
+): fc.Arbitrary<T> | undefined {
+  return fc.sample(arb, { numRuns: FILTER_PROBE, seed: 46 }).some(keep) ? arb.filter(keep) : undefined;
+}
 
 /** A conditional rule of an object: `if`, and the `then` or `else` that applies. */
 export interface Condition {

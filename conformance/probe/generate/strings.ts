@@ -5,7 +5,7 @@ import fc from "fast-check";
 import type { Json } from "../../../src/contract/json.js";
 import { formatArbitrary, KNOWN_FORMATS } from "./formats.js";
 import { dateArbitrary, type DateLayout } from "./dates.js";
-import { isObject } from "./schema-shape.js";
+import { filteredOrNone, isObject, UnsatisfiableSchema } from "./schema-shape.js";
 
 /** The longest string generated without a maxLength, and the longest generated at all (64 KiB bodies). */
 export const FREE_LENGTH = 24;
@@ -127,23 +127,26 @@ export function stringArbitrary(schema: Json, hints: string[] = []): fc.Arbitrar
   const examples = (Array.isArray(schema.examples) ? schema.examples : []).filter(
     (e: unknown): e is string => typeof e === "string" && fits(e),
   );
-  let base: fc.Arbitrary<string>;
+  const known = [...new Set([...hints.filter(fits), ...examples])];
+  let base: fc.Arbitrary<string> | undefined;
   if (typeof schema.format === "string" && KNOWN_FORMATS.has(schema.format)) {
-    base = formatArbitrary(schema.format).filter(fits);
+    base = filteredOrNone(formatArbitrary(schema.format), fits);
   } else if (re) {
     const layouts = dateLayoutsOf(re);
-    const matching = fc.stringMatching(re, { maxLength: max }).filter(fits);
+    const matching = filteredOrNone(fc.stringMatching(re, { maxLength: max }), fits);
+    const dates =
+      layouts.length > 0 ? filteredOrNone(fc.oneof(...layouts.map(dateArbitrary)), fits) : undefined;
     base =
-      layouts.length > 0
-        ? fc.oneof(
-            { arbitrary: fc.oneof(...layouts.map((l) => dateArbitrary(l))).filter(fits), weight: 3 },
-            { arbitrary: matching, weight: 1 },
-          )
-        : matching;
+      dates && matching
+        ? fc.oneof({ arbitrary: dates, weight: 3 }, { arbitrary: matching, weight: 1 })
+        : (dates ?? matching);
   } else {
     base = textArbitrary(min, max);
   }
-  const known = [...new Set([...hints.filter(fits), ...examples])];
+  // A pattern or format the generators cannot meet falls back on the schema's own examples.
+  if (!base && known.length > 0) return fc.constantFrom(...known);
+  if (!base)
+    throw new UnsatisfiableSchema("no generated string meets the schema's pattern, format and lengths");
   // Each known value as likely as another; all of them together about a quarter of the time.
   return withEdges(base, known);
 }

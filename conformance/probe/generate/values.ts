@@ -7,6 +7,7 @@ import {
   branchOf,
   branchRequired,
   deref,
+  filteredOrNone,
   isObject,
   isObjectSchema,
   MAX_DEPTH,
@@ -14,14 +15,12 @@ import {
   meetsShape,
   objectShape,
   typesOf,
+  UnsatisfiableSchema,
 } from "./schema-shape.js";
 import { stringArbitrary, withEdges } from "./strings.js";
 
 /** The most items an array gets above its minItems. */
 const FREE_ITEMS = 3;
-
-/** A schema the generators cannot satisfy (`false`, or too deep). */
-export class UnsatisfiableSchema extends Error {}
 
 /** The string values `if` schemas test a member for (their const and enum): mixed into its values. */
 function hintValues(hints: Json[]): string[] {
@@ -85,14 +84,16 @@ function oneOfArbitrary(
   depth: number,
   hints: Json[],
 ): fc.Arbitrary<unknown> {
-  return fc.oneof(
-    ...alternatives.map((alternative, i) => {
-      const others = alternatives.filter((_, j) => j !== i);
-      return valueArbitrary(document, alternative, depth + 1, hints).filter((v) =>
-        others.every((o) => !meetsShape(document, o, v)),
-      );
-    }),
-  );
+  const told = alternatives.flatMap((alternative, i) => {
+    const others = alternatives.filter((_, j) => j !== i);
+    const apart = filteredOrNone(valueArbitrary(document, alternative, depth + 1, hints), (v) =>
+      others.every((o) => !meetsShape(document, o, v)),
+    );
+    return apart ? [apart] : [];
+  });
+  if (told.length === 0)
+    throw new UnsatisfiableSchema("no value of a oneOf alternative is told apart from the others");
+  return fc.oneof(...told);
 }
 
 function typedArbitrary(
