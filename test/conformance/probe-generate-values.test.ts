@@ -136,6 +136,26 @@ describe("determinism and size", () => {
   });
 });
 
+describe("shrinking a broken body", () => {
+  it("shrinks a failing broken body to what the schema requires, still breaking the same rule", () => {
+    const { broken } = bodyArbitraries(document, op("createThing").body!, "m");
+    // A "deployment" that accepts every name too long: the failure is any maxLength break of /name.
+    const accepts = (b: { rule: string }) => b.rule.startsWith("/name longer");
+    const run = fc.check(
+      fc.property(broken!, (b) => !accepts(b)),
+      { seed: 8, numRuns: 500 },
+    );
+    expect(run.failed).toBe(true);
+    const [smallest] = run.counterexample as [{ rule: string; body: { bytes: Buffer } }];
+    expect(accepts(smallest)).toBe(true);
+    expect(run.numShrinks).toBeGreaterThan(0);
+    // Only what the schema requires is left, the name one past its maxLength.
+    const body = JSON.parse(smallest.body.bytes.toString());
+    expect(Object.keys(body).sort()).toEqual(["code", "count", "kind", "name", "person"]);
+    expect([...body.name].length).toBe(9);
+  });
+});
+
 describe("schemas the generators cannot meet", () => {
   const body = (schema: unknown) => ({ mediaType: "application/json", required: true, schema, examples: [] });
 

@@ -202,30 +202,53 @@ function conditionsKept(document: Json, schema: Json, candidate: Candidate, root
   return candidate.kind === "country" ? missing.every((m) => m === candidate.pointer) : missing.length === 0;
 }
 
-/** The one-rule breaks of a valid value, as fast-check candidates of one `oneof` (undefined when it has none). */
+/** FNV-1a of a salt and a key: the score rendezvous hashing picks by. */
+function score(salt: number, key: string): number {
+  let h = 0x811c9dc5 ^ salt;
+  for (let i = 0; i < key.length; i++) h = Math.imul(h ^ key.charCodeAt(i), 0x01000193);
+  return h >>> 0;
+}
+
+/** The item of highest score: the same one for the same salt whatever other items come or go. */
+const pick = <T>(items: T[], salt: number, key: (t: T) => string): T | undefined =>
+  items.reduce<T | undefined>(
+    (best, t) => (best === undefined || score(salt, key(t)) > score(salt, key(best)) ? t : best),
+    undefined,
+  );
+
+/** Which break of a valid value to make: a kind, a member and a replacement, each by its own salt. */
+export interface Choice {
+  kind: number;
+  member: number;
+  replacement: number;
+}
+
+/**
+ * The one-rule breaks of a valid value, one chosen: each kind as likely as another (a body of twenty
+ * members has twenty type breaks), then a member of that kind. Chosen by rendezvous hashing, so that
+ * when fast-check shrinks the valid value (members dropped) the choice stays on the same rule and
+ * member while they remain: a failure shrinks to a small body that still breaks what it broke.
+ */
 export function brokenOf(
   document: Json,
   schema: Json,
   valid: unknown,
-): fc.Arbitrary<BrokenValue> | undefined {
+  choice: Choice,
+): BrokenValue | undefined {
   const collector = new Collector(document, valid);
   collector.walk(schema, [], [], 0);
-  // Grouped by kind, each kind as likely as another: a body of twenty members has twenty type breaks.
-  const byKind = new Map<string, fc.Arbitrary<BrokenValue>[]>();
-  for (const c of collector.out) {
-    const roots = c.roots.filter((root) => conditionsKept(document, schema, c, root));
-    if (roots.length === 0) continue;
-    const made = (value: unknown): BrokenValue => ({
-      kind: c.kind,
-      rule: c.rule,
-      value,
-      valid,
-      pointer: c.pointer,
-    });
-    byKind.set(c.kind, [...(byKind.get(c.kind) ?? []), fc.constantFrom(...roots).map(made)]);
-  }
-  const kinds = [...byKind.values()].map((list) => (list.length === 1 ? list[0]! : fc.oneof(...list)));
-  return kinds.length === 0 ? undefined : fc.oneof(...kinds);
+  const kept = collector.out
+    .map((c) => ({ ...c, roots: c.roots.filter((root) => conditionsKept(document, schema, c, root)) }))
+    .filter((c) => c.roots.length > 0);
+  const kind = pick([...new Set(kept.map((c) => c.kind))], choice.kind, (k) => k);
+  const chosen = pick(
+    kept.filter((c) => c.kind === kind),
+    choice.member,
+    (c) => `${c.pointer} ${c.rule}`,
+  );
+  if (!chosen) return undefined;
+  const value = chosen.roots[choice.replacement % chosen.roots.length];
+  return { kind: chosen.kind, rule: chosen.rule, value, valid, pointer: chosen.pointer };
 }
 
 /** Broken values of a schema: a valid value, then one of its breaks; undefined when the schema states no rule. */
@@ -236,7 +259,10 @@ export function brokenArbitrary(
 ): fc.Arbitrary<BrokenValue> | undefined {
   const s = deref(document, schema);
   if (!isObject(s) || Object.keys(s).every((k) => !RULE_KEYWORDS.has(k))) return undefined;
-  const broken = valid.chain((v) => brokenOf(document, schema, v) ?? fc.constant(undefined));
+  // A map, not a chain: fast-check shrinks the valid value while the choice's salts stay.
+  const broken = fc
+    .tuple(valid, fc.record({ kind: fc.nat(), member: fc.nat(), replacement: fc.nat({ max: 15 }) }))
+    .map(([v, choice]) => brokenOf(document, schema, v, choice));
   return filteredOrNone(broken, (b): b is BrokenValue => b !== undefined) as
     fc.Arbitrary<BrokenValue> | undefined;
 }
