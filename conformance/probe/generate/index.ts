@@ -8,9 +8,11 @@ import { type BodyBytes, markReferences } from "../request-body.js";
 import { brokenArbitrary } from "./broken.js";
 import { brokenFormArbitrary, describeForm, formArbitrary, formBytes } from "./form.js";
 import { deref, filteredOrNone, isObject, typesOf, UnsatisfiableSchema } from "./schema-shape.js";
-export { UnsatisfiableSchema };
 import { integerAround, numberBounds, valueArbitrary } from "./values.js";
 import { lengthBounds, patternOf } from "./strings.js";
+
+/** Thrown when a schema has no value the generators can make (a `--spec` contract's): skip its operation. */
+export { UnsatisfiableSchema };
 
 /** A request body generated from an operation's schema. */
 export interface GeneratedBody {
