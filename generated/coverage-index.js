@@ -1,7 +1,7 @@
 // Generated from generated/openapi.json and generated/asyncapi.json by `npm run build:conformance`. Do not edit: change the source and regenerate.
 
 export const openapi = {
- "sha256": "688fe232786da1a51c0081b3172110e0fb5cc590fc2f5b8c68a9476d7532d2f4",
+ "sha256": "e2ff376702a088143fdfc3748e8155c84e7fd9754a48cb6a5a93d5ac26a713f9",
  "universe": {
   "operations": [
    "/paths/~1api~1v2~1biometric~1pdf~1{transaction_id}.pdf/get",
