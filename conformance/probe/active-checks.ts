@@ -85,8 +85,13 @@ export const ACTIVE_CHECK_RULES = {
   ),
   link_followed: probe(
     "Link followed",
-    "A link of the contract, followed from an answer to the operation it names, gets a documented answer.",
+    "A link of the answer just received, followed to the operation it names, finds its record (no 404).",
     "The record a link names must be there for the operation the link leads to: see the reproducer.",
+  ),
+  link_state: probe(
+    "Link's refusal",
+    "A link whose refusal the contract states (its x-expect: a second download of an archived report) gets that status and code.",
+    "Refuse what the record's state no longer allows, with the status and code the contract gives.",
   ),
   acknowledged: receiver(
     "Delivery acknowledged",

@@ -16,6 +16,15 @@ export interface LinkModel {
   operationId: string;
   /** Parameter name → runtime expression (`$response.body#/id`, `$request.path.id`). */
   parameters: Map<string, string>;
+  /** The answer the contract says following it gets (`x-expect`: a state's refusal), when it says one. */
+  expect?: { status: number; code?: string };
+}
+
+/** A link's `x-expect` (`{status, code}`), when it is well formed. */
+function expectOf(link: Json): LinkModel["expect"] {
+  const e = link?.["x-expect"];
+  if (typeof e?.status !== "number") return undefined;
+  return { status: e.status, ...(typeof e.code === "string" ? { code: e.code } : {}) };
 }
 
 /** An operation of the contract, as the probe drives it. */
@@ -85,10 +94,12 @@ function linksOf(document: Json, op: ContractOperation) {
     for (const [name, rawLink] of Object.entries<Json>(response?.links ?? {})) {
       const link = resolve(document, rawLink);
       if (typeof link?.operationId !== "string") continue;
+      const expect = expectOf(link);
       found.push({
         name,
         operationId: link.operationId,
         parameters: new Map(Object.entries<Json>(link.parameters ?? {}).map(([k, v]) => [k, String(v)])),
+        ...(expect ? { expect } : {}),
       });
     }
     if (found.length > 0) links.set(status, found);

@@ -52,7 +52,7 @@ export function judgeAnswer(
     warnings: [],
   };
   // A negative or auth request breaks the contract on purpose: only the answer is judged.
-  const answerOnly = c.phase === "negative" || c.phase === "auth";
+  const answerOnly = c.phase === "negative" || c.phase === "auth" || c.breaksContract === true;
   const keep = (f: ActiveFinding) => !answerOnly || !f.in.startsWith("request.");
   const violations = judged.violations.filter(keep);
   const warnings = judged.warnings.filter(keep);
@@ -105,16 +105,19 @@ function expectation(c: ProbeCase, answer: Answer, json: unknown): ActiveFinding
   if (e.kind === "not-status") return status === e.status ? fail(e.check, `answered ${status}`) : [];
   if (status !== e.status) return fail(e.check, `answered ${status}; expected ${e.status}`);
   if (e.code !== undefined) {
-    const code =
-      json !== null && typeof json === "object" ? (json as { error_code?: unknown }).error_code : undefined;
+    // Shape B names its code error_code, shape A error_type.
+    const body = json !== null && typeof json === "object" ? (json as Record<string, unknown>) : {};
+    const member =
+      Object.hasOwn(body, "error_type") && !Object.hasOwn(body, "error_code") ? "error_type" : "error_code";
+    const code = body[member];
     // The code is compared, never quoted: only the contract's own word is shown.
     if (code !== e.code)
       return [
         {
           in: "response.body",
           check: e.check,
-          pointer: "/error_code",
-          message: `expected error_code ${e.code}`,
+          pointer: `/${member}`,
+          message: `expected ${member} ${e.code}`,
         },
       ];
   }

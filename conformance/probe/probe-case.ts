@@ -12,7 +12,7 @@ import type { ProbeOperation } from "./contract-operations.js";
 import type { BodyBytes } from "./request-body.js";
 
 /** The phases, in the order they run. */
-export const PHASES = ["examples", "negative", "auth", "stateful"] as const;
+export const PHASES = ["examples", "negative", "auth", "stateful", "generative"] as const;
 /** A phase of the probe. */
 export type Phase = (typeof PHASES)[number];
 
@@ -46,7 +46,12 @@ export interface ProbeOptions {
   eventTimeoutMs?: number;
   /** Told the local listener's address once it listens (before any workflow runs). */
   onReceiverListening?: (localUrl: string) => void;
+  /** The generative phase's time budget (DEFAULT_GENERATIVE_MS), spread over its properties. */
+  generativeMs?: number;
 }
+
+/** How long the generative phase runs by default. */
+export const DEFAULT_GENERATIVE_MS = 60_000;
 
 /** How long an awaited event is waited for at a deployment by default. */
 export const DEFAULT_EVENT_TIMEOUT_MS = 60_000;
@@ -69,6 +74,8 @@ export interface ProbeCase {
   credentials: CredentialVariant;
   extraHeaders?: [string, string][];
   expect: Expectation;
+  /** The request breaks the contract on purpose: only the answer is judged. */
+  breaksContract?: boolean;
 }
 
 /** A request sent and its answer, for a flow's next step. */

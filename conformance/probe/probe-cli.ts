@@ -21,6 +21,7 @@ import { takeUrl, URL_FLAGS } from "../run/url-intake.js";
 import { type ActiveReport, latencyRows, summarize, writeActiveReport } from "./active-report.js";
 import { closeIdleSockets } from "./http-send.js";
 import { preflight } from "./preflight.js";
+import { DEFAULT_GENERATIVE_MS } from "./probe-case.js";
 import { PHASES, type Phase, probeMarker, runProbe } from "./run-probe.js";
 import { isLoopback } from "./safety.js";
 import { openProbeChecker } from "./session.js";
@@ -30,13 +31,14 @@ export const PROBE_USAGE = `Usage: idv-conformance probe --base-url URL [options
 
 Send a deployment every request example of the contract, requests that break one rule each, wrong
 credentials and the document's journeys (the Arazzo workflows of arazzo/, their awaited events
-included); check every answer and every event. It first
+included), then requests drawn from the contract's rules and walks along its links, each failure
+shrunk to a minimal request; check every answer and every event. It first
 checks that the deployment answers and accepts the credentials (exit 2, before any case, when not).
 
 Options:
   --base-url URL          the deployment (default IDV_BASE_URL; a loopback host unless --allow-host names it)
   --key K --secret S      the API credentials (better: IDV_API_KEY and IDV_API_SECRET in the environment)
-  --phases LIST           examples,negative,auth,stateful (default: all four)
+  --phases LIST           examples,negative,auth,stateful,generative (default: all five)
   --operations ID,…       only these operationIds
   --read-only             send only GET requests (nothing is created, nothing is archived)
   --allow-host HOST       allow a host that is not loopback (repeatable): writes cost money and send texts
@@ -53,6 +55,7 @@ Options:
                           the probe's listener (without it, events are awaited only against the sandbox)
   --receiver-port N       the port of that listener (default: the port of --receiver-url)
   --event-timeout MS      an awaited event not received within MS fails (default 60000)
+  --generative-time MS    the generative phase's time, spread over its operations (default 60000)
   -h, --help              show this help
 
 Progress goes to stderr when it is a terminal. Exit status: 0 every check passed, 1 a check failed,
@@ -77,6 +80,7 @@ export const FLAGS = {
   "receiver-url": { type: "string" },
   "receiver-port": { type: "string" },
   "event-timeout": { type: "string" },
+  "generative-time": { type: "string" },
 } as const;
 
 /** How errors name --receiver-url; its query, if any, is the deployment's business: kept, never shown. */
@@ -168,6 +172,11 @@ function parse(argv: string[], env: NodeJS.ProcessEnv) {
         : wholeNumber(values["max-failures"], "--max-failures", 1),
     concurrency: Math.min(64, wholeNumber(values.concurrency ?? "4", "--concurrency", 1)),
     timeoutMs: wholeNumber(values.timeout ?? "30000", "--timeout", 1),
+    generativeMs: wholeNumber(
+      values["generative-time"] ?? String(DEFAULT_GENERATIVE_MS),
+      "--generative-time",
+      1,
+    ),
     ...receiverOf(values),
   };
 }
@@ -237,6 +246,7 @@ async function probeAndReport(
       concurrency: args.concurrency,
       readOnly: args.readOnly,
       timeoutMs: args.timeoutMs,
+      generativeMs: args.generativeMs,
       ...(args.receiverUrl ? { receiverUrl: args.receiverUrl, receiverPort: args.receiverPort } : {}),
       eventTimeoutMs: args.eventTimeoutMs,
       document,

@@ -5,6 +5,7 @@ import { probeOperations } from "./contract-operations.js";
 import { plainCases } from "./plain-cases.js";
 import { DEFAULT_EVENT_TIMEOUT_MS, isSafeMethod, PHASES, type ProbeOptions } from "./probe-case.js";
 import { isLoopback } from "./safety.js";
+import { generativeTasks } from "./generative-phase.js";
 import { ProbeSession } from "./session.js";
 import { openEventWaits } from "./workflow-events.js";
 import { statefulTasks } from "./workflow-run.js";
@@ -42,7 +43,9 @@ export async function runProbe(options: ProbeOptions): Promise<{ results: Active
   const phases = new Set(options.phases);
   for (const phase of PHASES) {
     if (!phases.has(phase)) continue;
-    if (phase === "stateful") {
+    if (phase === "generative") {
+      await pool(generativeTasks(session, ops, byId), options.concurrency);
+    } else if (phase === "stateful") {
       const events = await openEventWaits(session, byId, {
         ...(options.receiverUrl ? { receiverUrl: options.receiverUrl } : {}),
         ...(options.receiverPort === undefined ? {} : { receiverPort: options.receiverPort }),

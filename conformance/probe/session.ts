@@ -98,11 +98,17 @@ export class ProbeSession {
     })}`;
   }
 
+  /** Requests the budget still allows. */
+  get spare(): number {
+    return Math.max(0, this.options.maxRequests - this.sent);
+  }
+
   /**
    * Send one case, judge the answer, record it; undefined when the budget is spent. `more` adds
-   * findings of the caller's (a workflow step's criteria) to the verdict.
+   * findings of the caller's (a workflow step's criteria) to the verdict. A `quiet` case (a
+   * shrinking step) is sent and recorded, but its result is the caller's to report or drop.
    */
-  async run(c: ProbeCase, more?: MoreFindings): Promise<Sent | undefined> {
+  async run(c: ProbeCase, more?: MoreFindings, quiet = false): Promise<Sent | undefined> {
     if (!this.take()) return undefined;
     const body = c.body?.bytes;
     const url = new URL(this.pathOf(c.op, c.params), this.options.baseUrl.origin);
@@ -150,7 +156,7 @@ export class ProbeSession {
       judged.violations.push(...(more?.(answer, json) ?? []));
     }
     await this.options.recorder?.ready();
-    return this.conclude(c, answer, judged, creds, { requestHeaders, json });
+    return this.conclude(c, answer, judged, creds, { requestHeaders, json }, quiet);
   }
 
   /** The suite's verdict on an exchange; undefined when the body was too costly to check. */
@@ -190,6 +196,7 @@ export class ProbeSession {
     judged: Judged,
     creds: Credentials,
     sent: { requestHeaders: Map<string, string>; json: unknown },
+    quiet: boolean,
   ): Sent {
     const result: ActiveResult = {
       phase: c.phase,
@@ -205,12 +212,8 @@ export class ProbeSession {
     };
     const shownUrl = new URL(this.pathOf(c.op, c.params, true), this.options.baseUrl.origin);
     const reproduce = () => this.reproducer(c, shownUrl, creds);
-    if (!result.ok) {
-      result.curl = reproduce();
-      this.failed++;
-    }
-    this.results.push(result);
-    this.options.onResult?.(result);
+    if (!result.ok) result.curl = reproduce();
+    if (!quiet) this.add(result);
     return { probeCase: c, answer, result, ...sent, reproduce };
   }
 
