@@ -132,9 +132,8 @@ describe("every reporting verb reads --format and --out alike", () => {
     ["check", "text, json, junit, sarif, github"],
     ["webhooks", "text, json, junit, sarif, github"],
     ["proxy", "text, json, junit, sarif, github"],
-    // The active tests' reports are not findings on a file: no SARIF or annotations.
-    ["probe", "text, json, junit"],
-    ["receiver", "text, json, junit"],
+    ["probe", "text, json, junit, sarif, github"],
+    ["receiver", "text, json, junit, sarif, github"],
   ])("%s --format xml", async (verb, formats) => {
     const result = await runMainOrBinary([verb, "--format", "xml"]);
     expect(result.status).toBe(2);
