@@ -39,36 +39,13 @@ export interface RunPlan {
   budgetSeconds: number;
 }
 
-/** The probe's usage, read once from the compiled bin: the flags it has today. */
-let usage: string | undefined;
-function probeUsage(): Promise<string> {
-  if (usage !== undefined) return Promise.resolve(usage);
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [fromRoot("dist/conformance/cli.js"), "probe", "--help"], {
-      cwd: ROOT,
-    });
-    let out = "";
-    child.stdout.on("data", (c: Buffer) => (out += c.toString("utf8")));
-    child.stderr.on("data", (c: Buffer) => (out += c.toString("utf8")));
-    child.on("exit", () => resolve((usage = out)));
-  });
-}
-
-/**
- * The probe's arguments for a plan: every phase PHASES lists (so a phase added later runs here with
- * no change), and `--generative-time` once the probe's usage names that flag.
- */
-export function probeArgsFor(plan: RunPlan, url: string, probeHelp: string): string[] {
+/** The probe's arguments for a plan: every phase PHASES lists (a phase added later runs here with no change). */
+export function probeArgs(plan: RunPlan, url: string): string[] {
   const args = ["probe", "--base-url", url, "--format", "json", "--seed", String(plan.seed)];
   args.push("--phases", PHASES.join(","));
   if (plan.operations) args.push("--operations", plan.operations.join(","));
-  if (probeHelp.includes("--generative-time")) args.push("--generative-time", String(plan.budgetSeconds));
+  args.push("--generative-time", String(plan.budgetSeconds * 1000));
   return args;
-}
-
-/** The probe's arguments for a plan, as the compiled bin's usage allows them. */
-export async function probeArgs(plan: RunPlan, url: string): Promise<string[]> {
-  return probeArgsFor(plan, url, await probeUsage());
 }
 
 /** The compiled sandbox as `npm run sandbox` starts it, on a free port; resolves with its URL. */
@@ -140,7 +117,7 @@ interface ProbeJson {
 export function runProbe(plan: RunPlan): Promise<ToolRun> {
   return aimed(plan, async (url) => {
     const env = { ...process.env, IDV_API_KEY: KEY, IDV_API_SECRET: SECRET };
-    const args = [fromRoot("dist/conformance/cli.js"), ...(await probeArgs(plan, url))];
+    const args = [fromRoot("dist/conformance/cli.js"), ...probeArgs(plan, url)];
     const { stdout, seconds, cut } = await timed(
       process.execPath,
       args,

@@ -127,11 +127,9 @@ const alarmText = (tool: Tool) => {
   return ops.length === 0 ? "none" : `failed on ${ops.map((o) => `\`${o}\``).join(", ")}`;
 };
 
-const args = (
-  await probeArgs(
-    { defect: undefined, operations: ["ID,…"], seed: SEED, budgetSeconds: SCOPED_SECONDS },
-    "URL",
-  )
+const args = probeArgs(
+  { defect: undefined, operations: ["ID,…"], seed: SEED, budgetSeconds: SCOPED_SECONDS },
+  "URL",
 )
   .join(" ")
   .replace("--base-url URL", "--base-url PROXY");
