@@ -2,7 +2,8 @@
 // examples. Each creation gets bodies the contract accepts, which must get a 2xx, and bodies that
 // break one rule, which must get a documented 4xx; operations on a record get drawn ids (on this
 // machine only); walks follow the contract's links from a record made of drawn values
-// (generative-walk.ts). The budgets (requests and time) are spread over the properties.
+// (generative-walk.ts), and the Arazzo journeys run with drawn members (generative-journeys.ts).
+// The budgets (requests and time) are spread over the properties.
 import fc from "fast-check";
 import {
   bodyArbitraries,
@@ -13,13 +14,14 @@ import {
 } from "./generate/index.js";
 import type { ProbeOperation } from "./contract-operations.js";
 import { checkProperty, type Planned, type Reported } from "./generative-property.js";
+import { journeyWalks } from "./generative-journeys.js";
 import { linkWalks } from "./generative-walk.js";
 import { DEFAULT_GENERATIVE_MS, type ProbeCase } from "./probe-case.js";
 import type { ProbeSession } from "./session.js";
 import { isLoopback } from "./safety.js";
 
 /** A property's runs at most: past this, a run's budget goes to the other properties. */
-const MAX_RUNS = 100;
+const MAX_RUNS = 1000;
 /** The share of the spare requests left for shrinking. */
 const SHRINK_SHARE = 0.25;
 
@@ -113,7 +115,7 @@ export function generativeTasks(
       if (!(error instanceof UnsatisfiableSchema)) throw error;
       session.notes.push(`generative: ${op.operationId} was not sent drawn requests: ${error.message}`);
     }
-  planned.push(...linkWalks(session, ops, byId));
+  planned.push(...linkWalks(session, ops, byId), ...journeyWalks(session, ops, byId));
   if (!onThisMachine && ops.some((op) => op.pathParams.length > 0))
     session.notes.push(
       "generative: not a loopback host: no drawn ids were sent (one could name a real record); the walks follow links from records the probe made",

@@ -9,6 +9,7 @@ import { documentsRoot } from "../../src/arazzo/workflow-file.js";
 import { list, show } from "../../src/arazzo/documents.js";
 import type { ProbeOperation } from "./contract-operations.js";
 import { exampleParams } from "./contract-operations.js";
+import type { ActiveResult } from "./active-report.js";
 import type { ProbeCase } from "./probe-case.js";
 import { unknownId } from "./safety.js";
 import type { ProbeSession } from "./session.js";
@@ -20,7 +21,7 @@ import { answeredValues, failedCriteria, outputsOf, stepCase } from "./workflow-
 const MAX_STEPS_RUN = 64;
 
 /** A workflow of a document, and the document's file (its steps' `$file()` are read beside it). */
-interface Workflow {
+export interface Workflow {
   id: string;
   steps: Json[];
   documentFile?: string;
@@ -52,13 +53,25 @@ function next(step: Json, index: number, steps: Json[], values: StepValues, wher
   return index + 1;
 }
 
+/**
+ * A run of a workflow by the generative phase: a step's body is its own with members drawn for
+ * what it leaves out (`draw`, undefined to send it as written); each result is kept in `results`
+ * instead of the report's (a shrinking run repeats it), and nothing is noted.
+ */
+export interface DrawnRun {
+  draw: (op: ProbeOperation, payload: unknown) => ProbeCase["body"] | undefined;
+  results: ActiveResult[];
+}
+
 /** Run one workflow: each step in order, the steps that read a failed one skipped and said so. */
-async function runWorkflow(
+export async function runWorkflow(
   session: ProbeSession,
   workflow: Workflow,
   byId: Map<string, ProbeOperation>,
   events: EventWaits,
+  drawn?: DrawnRun,
 ): Promise<void> {
+  const note = (text: string) => void (drawn ? undefined : session.notes.push(text));
   const values: StepValues = { inputs: new Map(), steps: new Map() };
   const failed = new Set<string>();
   let index = 0;
@@ -68,7 +81,7 @@ async function runWorkflow(
     const where = `workflow ${workflow.id}, step ${stepId}`;
     const broken = stepsRead(JSON.stringify(step ?? null)).find((s) => failed.has(s));
     if (broken) {
-      session.notes.push(`stateful: ${where} was skipped: it depends on step ${broken}, which failed`);
+      note(`stateful: ${where} was skipped: it depends on step ${broken}, which failed`);
       failed.add(stepId);
       index++;
       continue;
@@ -82,7 +95,7 @@ async function runWorkflow(
       workflow.documentFile,
     );
     if ("problem" in made) {
-      session.notes.push(`stateful: ${where} was not sent: ${made.problem}`);
+      note(`stateful: ${where} was not sent: ${made.problem}`);
       failed.add(stepId);
       index++;
       continue;
@@ -91,13 +104,24 @@ async function runWorkflow(
     // A step fails when no answer came or a criterion does not hold; an answer that breaks the
     // contract is reported, and its values still carry the journey on.
     let stepFailed = true;
-    const sent = await session.run(made.case, (answer, json) => {
-      answered = answeredValues(answer, json, made.case.params, made.requestBody, values);
-      const findings = failedCriteria(where, step?.successCriteria, answered, "response.body");
-      stepFailed = findings.length > 0;
-      return findings;
-    });
+    const body = drawn?.draw(made.case.op, made.requestBody);
+    const c: ProbeCase = drawn
+      ? { ...made.case, phase: "generative", case: `a journey: ${made.case.case}`, ...(body ? { body } : {}) }
+      : made.case;
+    const requestBody = body ? JSON.parse(body.bytes.toString("utf8")) : made.requestBody;
+    const sent = await session.run(
+      c,
+      (answer, json) => {
+        answered = answeredValues(answer, json, c.params, requestBody, values);
+        const findings = failedCriteria(where, step?.successCriteria, answered, "response.body");
+        stepFailed = findings.length > 0;
+        return findings;
+      },
+      drawn !== undefined,
+    );
     if (!sent) return;
+    drawn?.results.push(sent.result);
+    if (drawn && !sent.result.ok) return;
     if (stepFailed) {
       failed.add(stepId);
       index++;
@@ -108,7 +132,7 @@ async function runWorkflow(
     if (awaited === "unchecked") {
       // The next steps follow what the events tell (a PDF once completed): not run, not failed.
       if (index + 1 < workflow.steps.length)
-        session.notes.push(`stateful: ${where}: the steps after its awaited events were not run`);
+        note(`stateful: ${where}: the steps after its awaited events were not run`);
       return;
     }
     if (awaited === "failed") failed.add(stepId);

@@ -6,16 +6,16 @@ import { existsSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { physicalPointer, loadSourceTables, sourceLine } from "../../conformance/findings/contract-source.js";
-import { type RunningSandbox, launchSandbox } from "../../sandbox/start.js";
+import type { RunningSandbox } from "../../sandbox/start.js";
 import { fromRoot } from "../../scripts/lib/paths.js";
 import { loadAsyncApi, loadOpenApi, type Json } from "../support/contract.js";
 import { startBrokenServer, type ServerFault } from "./fixtures/probe/broken-servers.js";
 import { startFixtureReceiver, TOKEN, WORKFLOW_PATH } from "./fixtures/probe/receivers.js";
+import { CREDENTIALS, startProbedSandbox } from "./fixtures/probe/probe-run.js";
 import { runInProcess } from "./fixtures/probe/run-cli.js";
 import { tempDir } from "./support/cli.js";
 import { validateSarif } from "./support/sarif-schema.js";
 
-const CREDENTIALS = { apiKey: "probe-formats-key-7c2d", secret: "probe-formats-secret-e81a" };
 const openapi = loadOpenApi();
 const asyncapi = loadAsyncApi();
 
@@ -24,12 +24,7 @@ let sandbox: RunningSandbox;
 beforeAll(async () => {
   // A job summary only where a test asks for one, never the CI job's own.
   vi.stubEnv("GITHUB_STEP_SUMMARY", "");
-  sandbox = await launchSandbox({
-    port: 0,
-    credentials: CREDENTIALS,
-    journeyDelayMs: 100,
-    deliveryTimeoutMs: 1000,
-  });
+  sandbox = await startProbedSandbox();
 });
 afterAll(async () => {
   vi.unstubAllEnvs();

@@ -1,22 +1,16 @@
 // The generative phase on the real contract against the sandbox: no false alarm, whatever the
-// seed, and every kind of property (valid bodies, broken bodies, drawn ids, walks) is sent.
+// seed, and every kind of property (valid bodies, broken bodies, drawn ids, walks, journeys) is sent.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ActiveResult } from "../../conformance/probe/active-report.js";
 import { probeOperations } from "../../conformance/probe/contract-operations.js";
 import { bundledContract } from "../../conformance/checks/load-contract.js";
 import { runProbe } from "../../conformance/probe/run-probe.js";
-import { type RunningSandbox, launchSandbox } from "../../sandbox/start.js";
-
-const CREDENTIALS = { apiKey: "generative-test-key-7c1d", secret: "generative-test-secret-2e9a" };
+import type { RunningSandbox } from "../../sandbox/start.js";
+import { CREDENTIALS, startProbedSandbox } from "./fixtures/probe/probe-run.js";
 
 let sandbox: RunningSandbox;
 beforeAll(async () => {
-  sandbox = await launchSandbox({
-    port: 0,
-    credentials: CREDENTIALS,
-    journeyDelayMs: 100,
-    deliveryTimeoutMs: 1000,
-  });
+  sandbox = await startProbedSandbox();
 });
 afterAll(async () => {
   await sandbox.close();
@@ -52,6 +46,7 @@ describe("the generative phase against the sandbox", () => {
         [
           "a drawn body the contract accepts",
           "a drawn body with a broken rule",
+          "a journey",
           "a walk",
           "drawn path parameters",
         ].sort(),
