@@ -39,9 +39,14 @@ export interface RunPlan {
   budgetSeconds: number;
 }
 
+/** The probe's requests at most in one run: more than the time budget lets it send. */
+const MAX_REQUESTS = 100_000;
+
 /** The probe's arguments for a plan: every phase PHASES lists (a phase added later runs here with no change). */
 export function probeArgs(plan: RunPlan, url: string): string[] {
+  // The time is the budget of both tools: the probe's request budget is set past what it can spend.
   const args = ["probe", "--base-url", url, "--format", "json", "--seed", String(plan.seed)];
+  args.push("--max-requests", String(MAX_REQUESTS));
   args.push("--phases", PHASES.join(","));
   if (plan.operations) args.push("--operations", plan.operations.join(","));
   args.push("--generative-time", String(plan.budgetSeconds * 1000));
