@@ -10,7 +10,9 @@ import { AjvCompiler } from "../../src/contract/ajv-compiler.js";
 import { ContractModel } from "../checks/contract-model.js";
 import type { ProbeOperation } from "./contract-operations.js";
 import { bodyArbitraries, type GeneratedBody, UnsatisfiableSchema } from "./generate/index.js";
+import { examplePhones, withExamplePhones } from "./generative-phones.js";
 import type { Planned } from "./generative-property.js";
+import { isLoopback } from "./safety.js";
 import { exampleBody, markReferences } from "./request-body.js";
 import type { ProbeSession } from "./session.js";
 import type { EventWaits } from "./workflow-events.js";
@@ -72,6 +74,8 @@ export function journeyWalks(
   const selected = new Set(ops.map((op) => op.operationId));
   const out: Planned<unknown>[] = [];
   const valid = bodyValidator(session.document);
+  const phones = examplePhones(session.document);
+  const loopback = isLoopback(session.options.baseUrl);
   for (const workflow of packageWorkflows()) {
     const names = workflow.steps.map((s: Json) => show(s?.operationId));
     if (!names.every((n) => selected.has(n) && byId.has(n))) continue;
@@ -90,9 +94,10 @@ export function journeyWalks(
           const drawn = (g as fc.GeneratorValue)(factory).value;
           const merged = markReferences(overlay(drawn, payload), session.marker);
           // Members drawn beside the step's own may make another alternative (a oneOf): then as written.
-          return valid(op.operationId, merged)
-            ? exampleBody(op.body!.mediaType, merged, session.marker)
-            : undefined;
+          if (!valid(op.operationId, merged)) return undefined;
+          const body = exampleBody(op.body!.mediaType, merged, session.marker);
+          // Its phone members the contract's own numbers (generative-phones.ts); else as written.
+          return withExamplePhones({ body, value: merged }, phones, loopback)?.body;
         };
         const run: DrawnRun = { draw, results: [] };
         await runWorkflow(session, workflow, byId, NO_EVENTS, run);

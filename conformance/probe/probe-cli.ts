@@ -38,7 +38,8 @@ checks that the deployment answers and accepts the credentials (exit 2, before a
 Options:
   --base-url URL          the deployment (default IDV_BASE_URL; a loopback host unless --allow-host names it)
   --key K --secret S      the API credentials (better: IDV_API_KEY and IDV_API_SECRET in the environment)
-  --phases LIST           examples,negative,auth,stateful,generative (default: all five)
+  --phases LIST           examples,negative,auth,stateful,generative (default: all five;
+                          the first four on a host that is not loopback)
   --operations ID,…       only these operationIds
   --read-only             send only GET requests (nothing is created, nothing is archived)
   --allow-host HOST       allow a host that is not loopback (repeatable): writes cost money and send texts
@@ -143,7 +144,9 @@ function parse(argv: string[], env: NodeJS.ProcessEnv) {
     throw new UsageError(
       "--base-url is not a loopback host: the probe creates records, which cost money and send text messages; name the host with --allow-host to probe it anyway (or add --read-only)",
     );
-  const phases = (values.phases ?? PHASES.join(",")).split(",").map((p) => p.trim());
+  // Away from this machine the generative phase runs only when named: it creates a record per draw.
+  const byDefault = isLoopback(baseUrl) ? PHASES : PHASES.filter((p) => p !== "generative");
+  const phases = (values.phases ?? byDefault.join(",")).split(",").map((p) => p.trim());
   for (const p of phases)
     if (!(PHASES as readonly string[]).includes(p))
       throw new UsageError(`unknown phase ${JSON.stringify(p)} (phases: ${PHASES.join(", ")})`);
@@ -152,6 +155,12 @@ function parse(argv: string[], env: NodeJS.ProcessEnv) {
     baseUrl,
     ...credentialsOf(values.key, values.secret, env),
     phases: phases as Phase[],
+    phaseNotes:
+      values.phases === undefined && byDefault.length < PHASES.length
+        ? [
+            "generative: not run: the host is not loopback, and the phase creates a record per draw (hundreds); name it in --phases to run it there",
+          ]
+        : [],
     operations: values.operations
       ? new Set(
           values.operations
@@ -266,6 +275,7 @@ async function probeAndReport(
       latency: latencyRows(results),
       notes: [
         `seed ${args.seed} (run again with --seed ${args.seed}); records created carry the reference ${probeMarker(args.seed)}`,
+        ...args.phaseNotes,
         ...notes,
       ],
     };

@@ -193,6 +193,11 @@ describe("a host that is not loopback, named by --allow-host", () => {
     ]);
     expect(status).toBe(0);
     expect(report.notes.some((n) => n.startsWith("not a loopback host"))).toBe(true);
+    // The generative phase, which creates a record per draw, runs there only when named.
+    expect(report.results.filter((r) => r.phase === "generative")).toEqual([]);
+    expect(report.notes).toContainEqual(
+      expect.stringMatching(/^generative: not run: the host is not loopback/),
+    );
     const urls = (
       JSON.parse(readFileSync(har, "utf8")) as { log: { entries: { request: { url: string } }[] } }
     ).log.entries.map((e) => e.request.url);
