@@ -6,6 +6,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { connect } from "node:net";
 import { median, writeBenchSection } from "../scripts/lib/benchmarks-md.js";
 import { fromRoot, ROOT } from "../scripts/lib/paths.js";
+import { PHASES } from "../conformance/probe/probe-case.js";
 import { freePort, stop } from "./processes.js";
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
@@ -130,7 +131,7 @@ try {
     "probe",
     `## Probe (\`npm run bench:probe\`)
 
-\`idv-conformance probe\` with every phase (examples, negative, auth, stateful; concurrency 4), run as
+\`idv-conformance probe\` with every phase (${PHASES.join(", ")}; the default budgets; concurrency 4), run as
 the compiled bin with the credentials in the environment, against the compiled sandbox and the contract
 mock started as their bins, ${ROUNDS} rounds alternating; wall time from spawning the bin to its exit.
 Exit 0 is a run with no finding; the mock's exit 1 is what a stateless mock without credentials
