@@ -8,7 +8,13 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PHASES } from "../../conformance/probe/probe-case.js";
 import type { RunningSandbox } from "../../sandbox/start.js";
 import { startBrokenServer } from "./fixtures/probe/broken-servers.js";
-import { CREDENTIALS, type JsonReport, probe, startProbedSandbox } from "./fixtures/probe/probe-run.js";
+import {
+  CREDENTIALS,
+  type JsonReport,
+  probe,
+  probeWith,
+  startProbedSandbox,
+} from "./fixtures/probe/probe-run.js";
 import { runInProcess } from "./fixtures/probe/run-cli.js";
 import { tempDir } from "./support/cli.js";
 
@@ -99,16 +105,7 @@ describe("the command line", () => {
     const broken = await startBrokenServer("ignores-signatures", { url: sandbox.url, ...CREDENTIALS });
     try {
       const args = ["--phases", "examples,auth", "--operations", "createPepCheck", "--format", "junit"];
-      const run = await runInProcess([
-        "probe",
-        "--base-url",
-        broken.url,
-        "--key",
-        CREDENTIALS.apiKey,
-        "--secret",
-        CREDENTIALS.secret,
-        ...args,
-      ]);
+      const run = await probeWith(broken.url, [...args]);
       expect(run.status).toBe(1);
       const xml = run.stdout;
       expect(
@@ -124,16 +121,7 @@ describe("the command line", () => {
       expect(xml).not.toContain(CREDENTIALS.secret);
       // Every element opened is closed: the document is whole.
       expect(xml.match(/<testcase /g)?.length).toBe(xml.match(/<\/testcase>/g)?.length);
-      const text = await runInProcess([
-        "probe",
-        "--base-url",
-        broken.url,
-        "--key",
-        CREDENTIALS.apiKey,
-        "--secret",
-        CREDENTIALS.secret,
-        ...args.slice(0, -2),
-      ]);
+      const text = await probeWith(broken.url, [...args.slice(0, -2)]);
       expect(text.stdout).toContain("✗ auth: wrong signature (POST /api/v4/pep_checks → 200)");
       expect(text.stdout).toContain('-H "Svc-API-Key: $IDV_API_KEY"');
       expect(text.stdout).toMatch(/createPepCheck\s+\d+\s+[\d.]+\s+[\d.]+/);

@@ -11,7 +11,7 @@ import { fromRoot } from "../../scripts/lib/paths.js";
 import { loadAsyncApi, loadOpenApi, type Json } from "../support/contract.js";
 import { startBrokenServer, type ServerFault } from "./fixtures/probe/broken-servers.js";
 import { startFixtureReceiver, TOKEN, WORKFLOW_PATH } from "./fixtures/probe/receivers.js";
-import { CREDENTIALS, startProbedSandbox } from "./fixtures/probe/probe-run.js";
+import { CREDENTIALS, probeWith, startProbedSandbox } from "./fixtures/probe/probe-run.js";
 import { runInProcess } from "./fixtures/probe/run-cli.js";
 import { tempDir } from "./support/cli.js";
 import { validateSarif } from "./support/sarif-schema.js";
@@ -36,20 +36,7 @@ afterAll(async () => {
 async function probeOf(fault: ServerFault, format: string, extra: string[]) {
   const broken = await startBrokenServer(fault, { url: sandbox.url, ...CREDENTIALS });
   try {
-    const run = await runInProcess([
-      "probe",
-      "--base-url",
-      broken.url,
-      "--key",
-      CREDENTIALS.apiKey,
-      "--secret",
-      CREDENTIALS.secret,
-      "--seed",
-      "46",
-      "--format",
-      format,
-      ...extra,
-    ]);
+    const run = await probeWith(broken.url, ["--seed", "46", "--format", format, ...extra]);
     expect(run.stderr).toBe("");
     expect(run.status).toBe(1);
     return run.stdout;

@@ -169,7 +169,12 @@ describe("against the contract mock", () => {
   it("given the credentials, passes every phase but what a stateless mock cannot know", async () => {
     const { report } = await probe(withCredentials.url);
     expect(findings(report)).toEqual({
-      violations: ["generative link_state", "stateful success_criterion", "stateful unknown_id_not_found"],
+      violations: [
+        "generative link_state",
+        "generative success_criterion",
+        "stateful success_criterion",
+        "stateful unknown_id_not_found",
+      ],
       warnings: [],
     });
   }, 120_000);
@@ -180,6 +185,7 @@ describe("against the contract mock", () => {
       violations: [
         "auth auth_refused",
         "generative link_state",
+        "generative success_criterion",
         "stateful success_criterion",
         "stateful unknown_id_not_found",
       ],
