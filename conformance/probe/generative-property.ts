@@ -41,6 +41,8 @@ export function propertySeed(runSeed: number, key: string): number {
   return hash & 0x7fffffff;
 }
 
+const errorName = (error: unknown): string => (error instanceof Error ? error.name : typeof error);
+
 /** Numbers a run of one property reports to the phase. */
 export interface PropertyRun {
   requests: number;
@@ -83,6 +85,11 @@ export async function checkProperty<T>(
     markInterruptAsFailure: false,
   });
   const seed = session.options.seed;
+  // A draw that threw (the probe's own fault, not the deployment's) is said, never dropped unseen.
+  if (details.failed && last === undefined)
+    session.notes.push(
+      `generative: the property ${p.key} stopped on an error of the probe's own (${errorName(details.errorInstance)})`,
+    );
   if (last && cause !== undefined && !reported.has(cause)) {
     reported.add(cause);
     const shrunk =

@@ -112,7 +112,7 @@ export function linkWalks(
     key: `${start.operationId} walk`,
     arbitrary: fc.gen(),
     cost: WALK_COST,
-    attempt: (g) => walk(session, start, byId, g as fc.GeneratorValue, bodies),
+    attempt: (g) => walk(session, start, byId, g as fc.GeneratorValue, bodies, drawable),
   }));
 }
 
@@ -123,6 +123,7 @@ async function walk(
   byId: Map<string, ProbeOperation>,
   g: fc.GeneratorValue,
   bodies: (op: ProbeOperation) => () => fc.Arbitrary<GeneratedBody | undefined>,
+  drawable: (op: ProbeOperation) => boolean,
 ): Promise<ActiveResult[] | undefined> {
   const chain = [start.operationId];
   const step = async (c: Omit<ProbeCase, "phase" | "case" | "credentials">) =>
@@ -150,7 +151,7 @@ async function walk(
     const op = byId.get(next.link.operationId);
     if (!op) break;
     chain.push(`${op.operationId} (${next.link.name})`);
-    const body = op.body ? g(bodies(op))?.body : undefined;
+    const body = op.body && drawable(op) ? g(bodies(op))?.body : undefined;
     if (op.body && !body) break;
     const sent = await step({
       op,

@@ -4,10 +4,13 @@
 // budget holds.
 import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
+import fc from "fast-check";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Json } from "../../src/contract/json.js";
 import type { ActiveResult } from "../../conformance/probe/active-report.js";
+import { checkProperty } from "../../conformance/probe/generative-property.js";
 import { runProbe } from "../../conformance/probe/run-probe.js";
+import type { ProbeSession } from "../../conformance/probe/session.js";
 import {
   DEFECTS,
   type Defect,
@@ -96,5 +99,25 @@ describe("the generative phase", () => {
     const { sent } = await generate("boundary", 3, budget);
     expect(sent).toBeLessThanOrEqual(budget);
     expect(sent).toBeGreaterThan(0);
+  });
+
+  it("says when a property stopped on an error of the probe's own, rather than dropping it", async () => {
+    const notes: string[] = [];
+    const added: ActiveResult[] = [];
+    const session = {
+      notes,
+      options: { seed: 1 },
+      add: (r: ActiveResult) => added.push(r),
+    } as unknown as ProbeSession;
+    const property = {
+      key: "k",
+      arbitrary: fc.nat(),
+      attempt: () => Promise.reject(new RangeError("the probe's own")),
+      numRuns: 5,
+      timeLimitMs: 10_000,
+    };
+    await checkProperty(session, property, new Set());
+    expect(notes).toEqual(["generative: the property k stopped on an error of the probe's own (RangeError)"]);
+    expect(added).toEqual([]);
   });
 });
