@@ -74,9 +74,16 @@ def delivery_key(payload, webhook_id):
     return "e:" + hashlib.sha256(content.encode("utf-8", "surrogateescape")).hexdigest()
 
 
+# Handlers run on the requests' threads: print() writes a line and its newline apart, so two at once
+# could share a line. One write of the whole line, one thread at a time.
+_OUTPUT = threading.Lock()
+
+
 def print_handled(kind, event, payload):
     """The default handler: one line with the event's name, never a value from it."""
-    print(f"handled {kind} {event}", flush=True)
+    with _OUTPUT:
+        sys.stdout.write(f"handled {kind} {event}\n")
+        sys.stdout.flush()
 
 
 def reject_constant(name):

@@ -40,7 +40,8 @@ function startReceiver(args: string[]): Promise<Running> {
   let out = "";
   let err = "";
   child.stderr!.on("data", (chunk: Buffer) => (err += chunk.toString("utf8")));
-  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  // "close", not "exit": the process may exit before its last lines are read from the pipe.
+  const exited = new Promise<void>((resolve) => child.once("close", () => resolve()));
   return new Promise((resolve, reject) => {
     child.once("exit", (code) => reject(new Error(`the receiver exited (${code}) before listening: ${err}`)));
     child.stdout!.on("data", (chunk: Buffer) => {
